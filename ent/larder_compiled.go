@@ -515,25 +515,34 @@ func (_q *APIKeyQuery) sqlCompiled(ctx context.Context) ([]*APIKey, bool, error)
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *APIKeyQuery) loadEdges(ctx context.Context, nodes []*APIKey) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *APIKey, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withReplaces; query != nil {
 		if err := _q.loadReplaces(ctx, query, nodes, nil,
 			func(n *APIKey, e *APIKey) { n.Edges.Replaces = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withReplacedBy; query != nil {
 		if err := _q.loadReplacedBy(ctx, query, nodes, nil,
 			func(n *APIKey, e *APIKey) { n.Edges.ReplacedBy = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownAPIRequestID is the predicate of APIRequestQuery.ByID, the one of
@@ -621,7 +630,16 @@ func (_q *APIRequestQuery) sqlCompiled(ctx context.Context) ([]*APIRequest, bool
 	for _, node := range nodes {
 		node.config = _q.config
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
 	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *APIRequestQuery) loadEdges(ctx context.Context, nodes []*APIRequest) error {
+	return nil
 }
 
 // knownAPIRequestHourID is the predicate of APIRequestHourQuery.ByID, the one of
@@ -709,7 +727,16 @@ func (_q *APIRequestHourQuery) sqlCompiled(ctx context.Context) ([]*APIRequestHo
 	for _, node := range nodes {
 		node.config = _q.config
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
 	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *APIRequestHourQuery) loadEdges(ctx context.Context, nodes []*APIRequestHour) error {
+	return nil
 }
 
 // knownAccountID is the predicate of AccountQuery.ByID, the one of
@@ -806,13 +833,22 @@ func (_q *AccountQuery) sqlCompiled(ctx context.Context) ([]*Account, bool, erro
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *AccountQuery) loadEdges(ctx context.Context, nodes []*Account) error {
 	if query := _q.withOrganization; query != nil {
 		if err := _q.loadOrganization(ctx, query, nodes, nil,
 			func(n *Account, e *Organization) { n.Edges.Organization = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownAllergenID is the predicate of AllergenQuery.ByID, the one of
@@ -909,13 +945,22 @@ func (_q *AllergenQuery) sqlCompiled(ctx context.Context) ([]*Allergen, bool, er
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *AllergenQuery) loadEdges(ctx context.Context, nodes []*Allergen) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Allergen, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownAuditRecordID is the predicate of AuditRecordQuery.ByID, the one of
@@ -1013,19 +1058,28 @@ func (_q *AuditRecordQuery) sqlCompiled(ctx context.Context) ([]*AuditRecord, bo
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *AuditRecordQuery) loadEdges(ctx context.Context, nodes []*AuditRecord) error {
 	if query := _q.withOrganization; query != nil {
 		if err := _q.loadOrganization(ctx, query, nodes, nil,
 			func(n *AuditRecord, e *Organization) { n.Edges.Organization = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withAPIKey; query != nil {
 		if err := _q.loadAPIKey(ctx, query, nodes, nil,
 			func(n *AuditRecord, e *APIKey) { n.Edges.APIKey = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownBillID is the predicate of BillQuery.ByID, the one of
@@ -1125,31 +1179,40 @@ func (_q *BillQuery) sqlCompiled(ctx context.Context) ([]*Bill, bool, error) {
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *BillQuery) loadEdges(ctx context.Context, nodes []*Bill) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Bill, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withSupplier; query != nil {
 		if err := _q.loadSupplier(ctx, query, nodes, nil,
 			func(n *Bill, e *Supplier) { n.Edges.Supplier = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withPurchaseOrder; query != nil {
 		if err := _q.loadPurchaseOrder(ctx, query, nodes, nil,
 			func(n *Bill, e *PurchaseOrder) { n.Edges.PurchaseOrder = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLines; query != nil {
 		if err := _q.loadLines(ctx, query, nodes, func(n *Bill) { n.Edges.Lines = []*BillLine{} },
 			func(n *Bill, e *BillLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownBillLineID is the predicate of BillLineQuery.ByID, the one of
@@ -1250,37 +1313,46 @@ func (_q *BillLineQuery) sqlCompiled(ctx context.Context) ([]*BillLine, bool, er
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *BillLineQuery) loadEdges(ctx context.Context, nodes []*BillLine) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *BillLine, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withBill; query != nil {
 		if err := _q.loadBill(ctx, query, nodes, nil,
 			func(n *BillLine, e *Bill) { n.Edges.Bill = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *BillLine, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLocation; query != nil {
 		if err := _q.loadLocation(ctx, query, nodes, nil,
 			func(n *BillLine, e *Location) { n.Edges.Location = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLot; query != nil {
 		if err := _q.loadLot(ctx, query, nodes, nil,
 			func(n *BillLine, e *ProductLot) { n.Edges.Lot = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownCountryID is the predicate of CountryQuery.ByID, the one of
@@ -1377,13 +1449,22 @@ func (_q *CountryQuery) sqlCompiled(ctx context.Context) ([]*Country, bool, erro
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *CountryQuery) loadEdges(ctx context.Context, nodes []*Country) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Country, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownCustomerID is the predicate of CustomerQuery.ByID, the one of
@@ -1488,46 +1569,55 @@ func (_q *CustomerQuery) sqlCompiled(ctx context.Context) ([]*Customer, bool, er
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *CustomerQuery) loadEdges(ctx context.Context, nodes []*Customer) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Customer, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withCustomerType; query != nil {
 		if err := _q.loadCustomerType(ctx, query, nodes, nil,
 			func(n *Customer, e *CustomerType) { n.Edges.CustomerType = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withPriceList; query != nil {
 		if err := _q.loadPriceList(ctx, query, nodes, nil,
 			func(n *Customer, e *PriceList) { n.Edges.PriceList = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withSalesperson; query != nil {
 		if err := _q.loadSalesperson(ctx, query, nodes, nil,
 			func(n *Customer, e *Salesperson) { n.Edges.Salesperson = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withShippingMethod; query != nil {
 		if err := _q.loadShippingMethod(ctx, query, nodes, nil,
 			func(n *Customer, e *ShippingMethod) { n.Edges.ShippingMethod = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withTaxRate; query != nil {
 		if err := _q.loadTaxRate(ctx, query, nodes, nil,
 			func(n *Customer, e *TaxRate) { n.Edges.TaxRate = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withTerritory; query != nil {
 		if err := _q.loadTerritory(ctx, query, nodes, nil,
 			func(n *Customer, e *Territory) { n.Edges.Territory = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withShippingAddresses; query != nil {
@@ -1535,16 +1625,16 @@ func (_q *CustomerQuery) sqlCompiled(ctx context.Context) ([]*Customer, bool, er
 			func(n *Customer, e *ShippingAddress) {
 				n.Edges.ShippingAddresses = append(n.Edges.ShippingAddresses, e)
 			}); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withTags; query != nil {
 		if err := _q.loadTags(ctx, query, nodes, func(n *Customer) { n.Edges.Tags = []*CustomerTag{} },
 			func(n *Customer, e *CustomerTag) { n.Edges.Tags = append(n.Edges.Tags, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownCustomerTagID is the predicate of CustomerTagQuery.ByID, the one of
@@ -1643,25 +1733,34 @@ func (_q *CustomerTagQuery) sqlCompiled(ctx context.Context) ([]*CustomerTag, bo
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *CustomerTagQuery) loadEdges(ctx context.Context, nodes []*CustomerTag) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *CustomerTag, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withCustomer; query != nil {
 		if err := _q.loadCustomer(ctx, query, nodes, nil,
 			func(n *CustomerTag, e *Customer) { n.Edges.Customer = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withTag; query != nil {
 		if err := _q.loadTag(ctx, query, nodes, nil,
 			func(n *CustomerTag, e *Tag) { n.Edges.Tag = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownCustomerTypeID is the predicate of CustomerTypeQuery.ByID, the one of
@@ -1758,13 +1857,22 @@ func (_q *CustomerTypeQuery) sqlCompiled(ctx context.Context) ([]*CustomerType, 
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *CustomerTypeQuery) loadEdges(ctx context.Context, nodes []*CustomerType) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *CustomerType, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownDocumentCounterID is the predicate of DocumentCounterQuery.ByID, the one of
@@ -1861,13 +1969,22 @@ func (_q *DocumentCounterQuery) sqlCompiled(ctx context.Context) ([]*DocumentCou
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *DocumentCounterQuery) loadEdges(ctx context.Context, nodes []*DocumentCounter) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *DocumentCounter, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownEmployeeID is the predicate of EmployeeQuery.ByID, the one of
@@ -1964,13 +2081,22 @@ func (_q *EmployeeQuery) sqlCompiled(ctx context.Context) ([]*Employee, bool, er
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *EmployeeQuery) loadEdges(ctx context.Context, nodes []*Employee) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Employee, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownEquipmentID is the predicate of EquipmentQuery.ByID, the one of
@@ -2068,19 +2194,28 @@ func (_q *EquipmentQuery) sqlCompiled(ctx context.Context) ([]*Equipment, bool, 
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *EquipmentQuery) loadEdges(ctx context.Context, nodes []*Equipment) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Equipment, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withWarehouse; query != nil {
 		if err := _q.loadWarehouse(ctx, query, nodes, nil,
 			func(n *Equipment, e *Location) { n.Edges.Warehouse = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownEventID is the predicate of EventQuery.ByID, the one of
@@ -2178,19 +2313,28 @@ func (_q *EventQuery) sqlCompiled(ctx context.Context) ([]*Event, bool, error) {
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *EventQuery) loadEdges(ctx context.Context, nodes []*Event) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Event, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withDeliveries; query != nil {
 		if err := _q.loadDeliveries(ctx, query, nodes, func(n *Event) { n.Edges.Deliveries = []*WebhookDelivery{} },
 			func(n *Event, e *WebhookDelivery) { n.Edges.Deliveries = append(n.Edges.Deliveries, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownFoodID is the predicate of FoodQuery.ByID, the one of
@@ -2288,19 +2432,28 @@ func (_q *FoodQuery) sqlCompiled(ctx context.Context) ([]*Food, bool, error) {
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *FoodQuery) loadEdges(ctx context.Context, nodes []*Food) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Food, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withNutrients; query != nil {
 		if err := _q.loadNutrients(ctx, query, nodes, func(n *Food) { n.Edges.Nutrients = []*FoodNutrient{} },
 			func(n *Food, e *FoodNutrient) { n.Edges.Nutrients = append(n.Edges.Nutrients, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownFoodNutrientID is the predicate of FoodNutrientQuery.ByID, the one of
@@ -2399,25 +2552,34 @@ func (_q *FoodNutrientQuery) sqlCompiled(ctx context.Context) ([]*FoodNutrient, 
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *FoodNutrientQuery) loadEdges(ctx context.Context, nodes []*FoodNutrient) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *FoodNutrient, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withFood; query != nil {
 		if err := _q.loadFood(ctx, query, nodes, nil,
 			func(n *FoodNutrient, e *Food) { n.Edges.Food = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withNutrient; query != nil {
 		if err := _q.loadNutrient(ctx, query, nodes, nil,
 			func(n *FoodNutrient, e *Nutrient) { n.Edges.Nutrient = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownIdempotencyKeyID is the predicate of IdempotencyKeyQuery.ByID, the one of
@@ -2514,13 +2676,22 @@ func (_q *IdempotencyKeyQuery) sqlCompiled(ctx context.Context) ([]*IdempotencyK
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *IdempotencyKeyQuery) loadEdges(ctx context.Context, nodes []*IdempotencyKey) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *IdempotencyKey, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownImportCheckID is the predicate of ImportCheckQuery.ByID, the one of
@@ -2618,19 +2789,28 @@ func (_q *ImportCheckQuery) sqlCompiled(ctx context.Context) ([]*ImportCheck, bo
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ImportCheckQuery) loadEdges(ctx context.Context, nodes []*ImportCheck) error {
 	if query := _q.withOrganization; query != nil {
 		if err := _q.loadOrganization(ctx, query, nodes, nil,
 			func(n *ImportCheck, e *Organization) { n.Edges.Organization = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withUser; query != nil {
 		if err := _q.loadUser(ctx, query, nodes, nil,
 			func(n *ImportCheck, e *User) { n.Edges.User = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownInvoiceID is the predicate of InvoiceQuery.ByID, the one of
@@ -2730,31 +2910,40 @@ func (_q *InvoiceQuery) sqlCompiled(ctx context.Context) ([]*Invoice, bool, erro
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *InvoiceQuery) loadEdges(ctx context.Context, nodes []*Invoice) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Invoice, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withCustomer; query != nil {
 		if err := _q.loadCustomer(ctx, query, nodes, nil,
 			func(n *Invoice, e *Customer) { n.Edges.Customer = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withSalesOrder; query != nil {
 		if err := _q.loadSalesOrder(ctx, query, nodes, nil,
 			func(n *Invoice, e *SalesOrder) { n.Edges.SalesOrder = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLines; query != nil {
 		if err := _q.loadLines(ctx, query, nodes, func(n *Invoice) { n.Edges.Lines = []*InvoiceLine{} },
 			func(n *Invoice, e *InvoiceLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownInvoiceLineID is the predicate of InvoiceLineQuery.ByID, the one of
@@ -2853,25 +3042,34 @@ func (_q *InvoiceLineQuery) sqlCompiled(ctx context.Context) ([]*InvoiceLine, bo
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *InvoiceLineQuery) loadEdges(ctx context.Context, nodes []*InvoiceLine) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *InvoiceLine, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withInvoice; query != nil {
 		if err := _q.loadInvoice(ctx, query, nodes, nil,
 			func(n *InvoiceLine, e *Invoice) { n.Edges.Invoice = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *InvoiceLine, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownLocationID is the predicate of LocationQuery.ByID, the one of
@@ -2970,25 +3168,34 @@ func (_q *LocationQuery) sqlCompiled(ctx context.Context) ([]*Location, bool, er
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *LocationQuery) loadEdges(ctx context.Context, nodes []*Location) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Location, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withParent; query != nil {
 		if err := _q.loadParent(ctx, query, nodes, nil,
 			func(n *Location, e *Location) { n.Edges.Parent = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withChildren; query != nil {
 		if err := _q.loadChildren(ctx, query, nodes, func(n *Location) { n.Edges.Children = []*Location{} },
 			func(n *Location, e *Location) { n.Edges.Children = append(n.Edges.Children, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownLotCorrectionID is the predicate of LotCorrectionQuery.ByID, the one of
@@ -3086,19 +3293,28 @@ func (_q *LotCorrectionQuery) sqlCompiled(ctx context.Context) ([]*LotCorrection
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *LotCorrectionQuery) loadEdges(ctx context.Context, nodes []*LotCorrection) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *LotCorrection, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLot; query != nil {
 		if err := _q.loadLot(ctx, query, nodes, nil,
 			func(n *LotCorrection, e *ProductLot) { n.Edges.Lot = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownNutrientID is the predicate of NutrientQuery.ByID, the one of
@@ -3195,13 +3411,22 @@ func (_q *NutrientQuery) sqlCompiled(ctx context.Context) ([]*Nutrient, bool, er
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *NutrientQuery) loadEdges(ctx context.Context, nodes []*Nutrient) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Nutrient, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownOperationID is the predicate of OperationQuery.ByID, the one of
@@ -3299,19 +3524,28 @@ func (_q *OperationQuery) sqlCompiled(ctx context.Context) ([]*Operation, bool, 
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *OperationQuery) loadEdges(ctx context.Context, nodes []*Operation) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Operation, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withUnitOfMeasure; query != nil {
 		if err := _q.loadUnitOfMeasure(ctx, query, nodes, nil,
 			func(n *Operation, e *UnitOfMeasure) { n.Edges.UnitOfMeasure = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownOrganizationID is the predicate of OrganizationQuery.ByID, the one of
@@ -3408,13 +3642,22 @@ func (_q *OrganizationQuery) sqlCompiled(ctx context.Context) ([]*Organization, 
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *OrganizationQuery) loadEdges(ctx context.Context, nodes []*Organization) error {
 	if query := _q.withAccounts; query != nil {
 		if err := _q.loadAccounts(ctx, query, nodes, func(n *Organization) { n.Edges.Accounts = []*Account{} },
 			func(n *Organization, e *Account) { n.Edges.Accounts = append(n.Edges.Accounts, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownPreservationID is the predicate of PreservationQuery.ByID, the one of
@@ -3511,13 +3754,22 @@ func (_q *PreservationQuery) sqlCompiled(ctx context.Context) ([]*Preservation, 
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *PreservationQuery) loadEdges(ctx context.Context, nodes []*Preservation) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Preservation, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownPriceListID is the predicate of PriceListQuery.ByID, the one of
@@ -3614,13 +3866,22 @@ func (_q *PriceListQuery) sqlCompiled(ctx context.Context) ([]*PriceList, bool, 
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *PriceListQuery) loadEdges(ctx context.Context, nodes []*PriceList) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *PriceList, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductID is the predicate of ProductQuery.ByID, the one of
@@ -3728,40 +3989,49 @@ func (_q *ProductQuery) sqlCompiled(ctx context.Context) ([]*Product, bool, erro
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductQuery) loadEdges(ctx context.Context, nodes []*Product) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Product, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withUnitOfMeasure; query != nil {
 		if err := _q.loadUnitOfMeasure(ctx, query, nodes, nil,
 			func(n *Product, e *UnitOfMeasure) { n.Edges.UnitOfMeasure = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withUomBase; query != nil {
 		if err := _q.loadUomBase(ctx, query, nodes, nil,
 			func(n *Product, e *UnitOfMeasure) { n.Edges.UomBase = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withFood; query != nil {
 		if err := _q.loadFood(ctx, query, nodes, nil,
 			func(n *Product, e *Food) { n.Edges.Food = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withAllergens; query != nil {
 		if err := _q.loadAllergens(ctx, query, nodes, func(n *Product) { n.Edges.Allergens = []*ProductAllergen{} },
 			func(n *Product, e *ProductAllergen) { n.Edges.Allergens = append(n.Edges.Allergens, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withTags; query != nil {
 		if err := _q.loadTags(ctx, query, nodes, func(n *Product) { n.Edges.Tags = []*ProductTag{} },
 			func(n *Product, e *ProductTag) { n.Edges.Tags = append(n.Edges.Tags, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withBannedCountries; query != nil {
@@ -3769,40 +4039,40 @@ func (_q *ProductQuery) sqlCompiled(ctx context.Context) ([]*Product, bool, erro
 			func(n *Product, e *ProductBannedCountry) {
 				n.Edges.BannedCountries = append(n.Edges.BannedCountries, e)
 			}); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withSubstitutes; query != nil {
 		if err := _q.loadSubstitutes(ctx, query, nodes, func(n *Product) { n.Edges.Substitutes = []*ProductSubstitute{} },
 			func(n *Product, e *ProductSubstitute) { n.Edges.Substitutes = append(n.Edges.Substitutes, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withSuppliers; query != nil {
 		if err := _q.loadSuppliers(ctx, query, nodes, func(n *Product) { n.Edges.Suppliers = []*ProductSupplier{} },
 			func(n *Product, e *ProductSupplier) { n.Edges.Suppliers = append(n.Edges.Suppliers, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withByproducts; query != nil {
 		if err := _q.loadByproducts(ctx, query, nodes, func(n *Product) { n.Edges.Byproducts = []*ProductByproduct{} },
 			func(n *Product, e *ProductByproduct) { n.Edges.Byproducts = append(n.Edges.Byproducts, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withQcCheckpoints; query != nil {
 		if err := _q.loadQcCheckpoints(ctx, query, nodes, func(n *Product) { n.Edges.QcCheckpoints = []*ProductQCCheckpoint{} },
 			func(n *Product, e *ProductQCCheckpoint) { n.Edges.QcCheckpoints = append(n.Edges.QcCheckpoints, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withRecipeSteps; query != nil {
 		if err := _q.loadRecipeSteps(ctx, query, nodes, func(n *Product) { n.Edges.RecipeSteps = []*RecipeStep{} },
 			func(n *Product, e *RecipeStep) { n.Edges.RecipeSteps = append(n.Edges.RecipeSteps, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductAllergenID is the predicate of ProductAllergenQuery.ByID, the one of
@@ -3901,25 +4171,34 @@ func (_q *ProductAllergenQuery) sqlCompiled(ctx context.Context) ([]*ProductAlle
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductAllergenQuery) loadEdges(ctx context.Context, nodes []*ProductAllergen) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ProductAllergen, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *ProductAllergen, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withAllergen; query != nil {
 		if err := _q.loadAllergen(ctx, query, nodes, nil,
 			func(n *ProductAllergen, e *Allergen) { n.Edges.Allergen = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductBannedCountryID is the predicate of ProductBannedCountryQuery.ByID, the one of
@@ -4018,25 +4297,34 @@ func (_q *ProductBannedCountryQuery) sqlCompiled(ctx context.Context) ([]*Produc
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductBannedCountryQuery) loadEdges(ctx context.Context, nodes []*ProductBannedCountry) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ProductBannedCountry, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *ProductBannedCountry, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withCountry; query != nil {
 		if err := _q.loadCountry(ctx, query, nodes, nil,
 			func(n *ProductBannedCountry, e *Country) { n.Edges.Country = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductByproductID is the predicate of ProductByproductQuery.ByID, the one of
@@ -4135,25 +4423,34 @@ func (_q *ProductByproductQuery) sqlCompiled(ctx context.Context) ([]*ProductByp
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductByproductQuery) loadEdges(ctx context.Context, nodes []*ProductByproduct) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ProductByproduct, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *ProductByproduct, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withByproduct; query != nil {
 		if err := _q.loadByproduct(ctx, query, nodes, nil,
 			func(n *ProductByproduct, e *Product) { n.Edges.Byproduct = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductLotID is the predicate of ProductLotQuery.ByID, the one of
@@ -4255,43 +4552,52 @@ func (_q *ProductLotQuery) sqlCompiled(ctx context.Context) ([]*ProductLot, bool
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductLotQuery) loadEdges(ctx context.Context, nodes []*ProductLot) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ProductLot, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *ProductLot, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLocation; query != nil {
 		if err := _q.loadLocation(ctx, query, nodes, nil,
 			func(n *ProductLot, e *Location) { n.Edges.Location = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withWarehouse; query != nil {
 		if err := _q.loadWarehouse(ctx, query, nodes, nil,
 			func(n *ProductLot, e *Location) { n.Edges.Warehouse = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withMovements; query != nil {
 		if err := _q.loadMovements(ctx, query, nodes, func(n *ProductLot) { n.Edges.Movements = []*StockMovement{} },
 			func(n *ProductLot, e *StockMovement) { n.Edges.Movements = append(n.Edges.Movements, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withCorrections; query != nil {
 		if err := _q.loadCorrections(ctx, query, nodes, func(n *ProductLot) { n.Edges.Corrections = []*LotCorrection{} },
 			func(n *ProductLot, e *LotCorrection) { n.Edges.Corrections = append(n.Edges.Corrections, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductQCCheckpointID is the predicate of ProductQCCheckpointQuery.ByID, the one of
@@ -4390,25 +4696,34 @@ func (_q *ProductQCCheckpointQuery) sqlCompiled(ctx context.Context) ([]*Product
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductQCCheckpointQuery) loadEdges(ctx context.Context, nodes []*ProductQCCheckpoint) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ProductQCCheckpoint, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *ProductQCCheckpoint, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withQcCheckpoint; query != nil {
 		if err := _q.loadQcCheckpoint(ctx, query, nodes, nil,
 			func(n *ProductQCCheckpoint, e *QCCheckpoint) { n.Edges.QcCheckpoint = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductSubstituteID is the predicate of ProductSubstituteQuery.ByID, the one of
@@ -4507,25 +4822,34 @@ func (_q *ProductSubstituteQuery) sqlCompiled(ctx context.Context) ([]*ProductSu
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductSubstituteQuery) loadEdges(ctx context.Context, nodes []*ProductSubstitute) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ProductSubstitute, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *ProductSubstitute, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withSubstitute; query != nil {
 		if err := _q.loadSubstitute(ctx, query, nodes, nil,
 			func(n *ProductSubstitute, e *Product) { n.Edges.Substitute = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductSupplierID is the predicate of ProductSupplierQuery.ByID, the one of
@@ -4624,25 +4948,34 @@ func (_q *ProductSupplierQuery) sqlCompiled(ctx context.Context) ([]*ProductSupp
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductSupplierQuery) loadEdges(ctx context.Context, nodes []*ProductSupplier) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ProductSupplier, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *ProductSupplier, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withSupplier; query != nil {
 		if err := _q.loadSupplier(ctx, query, nodes, nil,
 			func(n *ProductSupplier, e *Supplier) { n.Edges.Supplier = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductTagID is the predicate of ProductTagQuery.ByID, the one of
@@ -4741,25 +5074,34 @@ func (_q *ProductTagQuery) sqlCompiled(ctx context.Context) ([]*ProductTag, bool
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductTagQuery) loadEdges(ctx context.Context, nodes []*ProductTag) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ProductTag, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *ProductTag, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withTag; query != nil {
 		if err := _q.loadTag(ctx, query, nodes, nil,
 			func(n *ProductTag, e *Tag) { n.Edges.Tag = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductionID is the predicate of ProductionQuery.ByID, the one of
@@ -4862,34 +5204,43 @@ func (_q *ProductionQuery) sqlCompiled(ctx context.Context) ([]*Production, bool
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductionQuery) loadEdges(ctx context.Context, nodes []*Production) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Production, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *Production, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProductionLine; query != nil {
 		if err := _q.loadProductionLine(ctx, query, nodes, nil,
 			func(n *Production, e *ProductionLine) { n.Edges.ProductionLine = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLocation; query != nil {
 		if err := _q.loadLocation(ctx, query, nodes, nil,
 			func(n *Production, e *Location) { n.Edges.Location = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withPlannedSteps; query != nil {
 		if err := _q.loadPlannedSteps(ctx, query, nodes, func(n *Production) { n.Edges.PlannedSteps = []*ProductionPlannedStep{} },
 			func(n *Production, e *ProductionPlannedStep) { n.Edges.PlannedSteps = append(n.Edges.PlannedSteps, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withConsumedSteps; query != nil {
@@ -4897,16 +5248,16 @@ func (_q *ProductionQuery) sqlCompiled(ctx context.Context) ([]*Production, bool
 			func(n *Production, e *ProductionConsumedStep) {
 				n.Edges.ConsumedSteps = append(n.Edges.ConsumedSteps, e)
 			}); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withOperations; query != nil {
 		if err := _q.loadOperations(ctx, query, nodes, func(n *Production) { n.Edges.Operations = []*ProductionOperation{} },
 			func(n *Production, e *ProductionOperation) { n.Edges.Operations = append(n.Edges.Operations, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductionConsumedStepID is the predicate of ProductionConsumedStepQuery.ByID, the one of
@@ -5006,31 +5357,40 @@ func (_q *ProductionConsumedStepQuery) sqlCompiled(ctx context.Context) ([]*Prod
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductionConsumedStepQuery) loadEdges(ctx context.Context, nodes []*ProductionConsumedStep) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ProductionConsumedStep, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduction; query != nil {
 		if err := _q.loadProduction(ctx, query, nodes, nil,
 			func(n *ProductionConsumedStep, e *Production) { n.Edges.Production = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLot; query != nil {
 		if err := _q.loadLot(ctx, query, nodes, nil,
 			func(n *ProductionConsumedStep, e *ProductLot) { n.Edges.Lot = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *ProductionConsumedStep, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductionLineID is the predicate of ProductionLineQuery.ByID, the one of
@@ -5129,25 +5489,34 @@ func (_q *ProductionLineQuery) sqlCompiled(ctx context.Context) ([]*ProductionLi
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductionLineQuery) loadEdges(ctx context.Context, nodes []*ProductionLine) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ProductionLine, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withWarehouse; query != nil {
 		if err := _q.loadWarehouse(ctx, query, nodes, nil,
 			func(n *ProductionLine, e *Location) { n.Edges.Warehouse = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withEquipment; query != nil {
 		if err := _q.loadEquipment(ctx, query, nodes, func(n *ProductionLine) { n.Edges.Equipment = []*ProductionLineEquipment{} },
 			func(n *ProductionLine, e *ProductionLineEquipment) { n.Edges.Equipment = append(n.Edges.Equipment, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductionLineEquipmentID is the predicate of ProductionLineEquipmentQuery.ByID, the one of
@@ -5246,25 +5615,34 @@ func (_q *ProductionLineEquipmentQuery) sqlCompiled(ctx context.Context) ([]*Pro
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductionLineEquipmentQuery) loadEdges(ctx context.Context, nodes []*ProductionLineEquipment) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ProductionLineEquipment, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProductionLine; query != nil {
 		if err := _q.loadProductionLine(ctx, query, nodes, nil,
 			func(n *ProductionLineEquipment, e *ProductionLine) { n.Edges.ProductionLine = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withEquipment; query != nil {
 		if err := _q.loadEquipment(ctx, query, nodes, nil,
 			func(n *ProductionLineEquipment, e *Equipment) { n.Edges.Equipment = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductionOperationID is the predicate of ProductionOperationQuery.ByID, the one of
@@ -5364,31 +5742,40 @@ func (_q *ProductionOperationQuery) sqlCompiled(ctx context.Context) ([]*Product
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductionOperationQuery) loadEdges(ctx context.Context, nodes []*ProductionOperation) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ProductionOperation, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduction; query != nil {
 		if err := _q.loadProduction(ctx, query, nodes, nil,
 			func(n *ProductionOperation, e *Production) { n.Edges.Production = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withOperation; query != nil {
 		if err := _q.loadOperation(ctx, query, nodes, nil,
 			func(n *ProductionOperation, e *Operation) { n.Edges.Operation = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withEquipment; query != nil {
 		if err := _q.loadEquipment(ctx, query, nodes, nil,
 			func(n *ProductionOperation, e *Equipment) { n.Edges.Equipment = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownProductionPlannedStepID is the predicate of ProductionPlannedStepQuery.ByID, the one of
@@ -5488,31 +5875,40 @@ func (_q *ProductionPlannedStepQuery) sqlCompiled(ctx context.Context) ([]*Produ
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ProductionPlannedStepQuery) loadEdges(ctx context.Context, nodes []*ProductionPlannedStep) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ProductionPlannedStep, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduction; query != nil {
 		if err := _q.loadProduction(ctx, query, nodes, nil,
 			func(n *ProductionPlannedStep, e *Production) { n.Edges.Production = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLot; query != nil {
 		if err := _q.loadLot(ctx, query, nodes, nil,
 			func(n *ProductionPlannedStep, e *ProductLot) { n.Edges.Lot = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *ProductionPlannedStep, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownPurchaseOrderID is the predicate of PurchaseOrderQuery.ByID, the one of
@@ -5611,25 +6007,34 @@ func (_q *PurchaseOrderQuery) sqlCompiled(ctx context.Context) ([]*PurchaseOrder
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *PurchaseOrderQuery) loadEdges(ctx context.Context, nodes []*PurchaseOrder) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *PurchaseOrder, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withSupplier; query != nil {
 		if err := _q.loadSupplier(ctx, query, nodes, nil,
 			func(n *PurchaseOrder, e *Supplier) { n.Edges.Supplier = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLines; query != nil {
 		if err := _q.loadLines(ctx, query, nodes, func(n *PurchaseOrder) { n.Edges.Lines = []*PurchaseOrderLine{} },
 			func(n *PurchaseOrder, e *PurchaseOrderLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownPurchaseOrderLineID is the predicate of PurchaseOrderLineQuery.ByID, the one of
@@ -5728,25 +6133,34 @@ func (_q *PurchaseOrderLineQuery) sqlCompiled(ctx context.Context) ([]*PurchaseO
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *PurchaseOrderLineQuery) loadEdges(ctx context.Context, nodes []*PurchaseOrderLine) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *PurchaseOrderLine, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withPurchaseOrder; query != nil {
 		if err := _q.loadPurchaseOrder(ctx, query, nodes, nil,
 			func(n *PurchaseOrderLine, e *PurchaseOrder) { n.Edges.PurchaseOrder = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *PurchaseOrderLine, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownQCCheckpointID is the predicate of QCCheckpointQuery.ByID, the one of
@@ -5844,19 +6258,28 @@ func (_q *QCCheckpointQuery) sqlCompiled(ctx context.Context) ([]*QCCheckpoint, 
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *QCCheckpointQuery) loadEdges(ctx context.Context, nodes []*QCCheckpoint) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *QCCheckpoint, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withQcUnitOfMeasure; query != nil {
 		if err := _q.loadQcUnitOfMeasure(ctx, query, nodes, nil,
 			func(n *QCCheckpoint, e *QCUnitOfMeasure) { n.Edges.QcUnitOfMeasure = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownQCUnitOfMeasureID is the predicate of QCUnitOfMeasureQuery.ByID, the one of
@@ -5953,13 +6376,22 @@ func (_q *QCUnitOfMeasureQuery) sqlCompiled(ctx context.Context) ([]*QCUnitOfMea
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *QCUnitOfMeasureQuery) loadEdges(ctx context.Context, nodes []*QCUnitOfMeasure) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *QCUnitOfMeasure, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownRateWindowID is the predicate of RateWindowQuery.ByID, the one of
@@ -6047,7 +6479,16 @@ func (_q *RateWindowQuery) sqlCompiled(ctx context.Context) ([]*RateWindow, bool
 	for _, node := range nodes {
 		node.config = _q.config
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
 	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *RateWindowQuery) loadEdges(ctx context.Context, nodes []*RateWindow) error {
+	return nil
 }
 
 // knownRecipeStepID is the predicate of RecipeStepQuery.ByID, the one of
@@ -6147,31 +6588,40 @@ func (_q *RecipeStepQuery) sqlCompiled(ctx context.Context) ([]*RecipeStep, bool
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *RecipeStepQuery) loadEdges(ctx context.Context, nodes []*RecipeStep) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *RecipeStep, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *RecipeStep, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withOperation; query != nil {
 		if err := _q.loadOperation(ctx, query, nodes, nil,
 			func(n *RecipeStep, e *Operation) { n.Edges.Operation = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withEquipment; query != nil {
 		if err := _q.loadEquipment(ctx, query, nodes, nil,
 			func(n *RecipeStep, e *Equipment) { n.Edges.Equipment = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownRecoveryCodeID is the predicate of RecoveryCodeQuery.ByID, the one of
@@ -6269,19 +6719,28 @@ func (_q *RecoveryCodeQuery) sqlCompiled(ctx context.Context) ([]*RecoveryCode, 
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *RecoveryCodeQuery) loadEdges(ctx context.Context, nodes []*RecoveryCode) error {
 	if query := _q.withOrganization; query != nil {
 		if err := _q.loadOrganization(ctx, query, nodes, nil,
 			func(n *RecoveryCode, e *Organization) { n.Edges.Organization = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withUser; query != nil {
 		if err := _q.loadUser(ctx, query, nodes, nil,
 			func(n *RecoveryCode, e *User) { n.Edges.User = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownSalesOrderID is the predicate of SalesOrderQuery.ByID, the one of
@@ -6380,25 +6839,34 @@ func (_q *SalesOrderQuery) sqlCompiled(ctx context.Context) ([]*SalesOrder, bool
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *SalesOrderQuery) loadEdges(ctx context.Context, nodes []*SalesOrder) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *SalesOrder, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withCustomer; query != nil {
 		if err := _q.loadCustomer(ctx, query, nodes, nil,
 			func(n *SalesOrder, e *Customer) { n.Edges.Customer = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLines; query != nil {
 		if err := _q.loadLines(ctx, query, nodes, func(n *SalesOrder) { n.Edges.Lines = []*SalesOrderLine{} },
 			func(n *SalesOrder, e *SalesOrderLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownSalesOrderLineID is the predicate of SalesOrderLineQuery.ByID, the one of
@@ -6497,25 +6965,34 @@ func (_q *SalesOrderLineQuery) sqlCompiled(ctx context.Context) ([]*SalesOrderLi
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *SalesOrderLineQuery) loadEdges(ctx context.Context, nodes []*SalesOrderLine) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *SalesOrderLine, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withSalesOrder; query != nil {
 		if err := _q.loadSalesOrder(ctx, query, nodes, nil,
 			func(n *SalesOrderLine, e *SalesOrder) { n.Edges.SalesOrder = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withProduct; query != nil {
 		if err := _q.loadProduct(ctx, query, nodes, nil,
 			func(n *SalesOrderLine, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownSalespersonID is the predicate of SalespersonQuery.ByID, the one of
@@ -6612,13 +7089,22 @@ func (_q *SalespersonQuery) sqlCompiled(ctx context.Context) ([]*Salesperson, bo
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *SalespersonQuery) loadEdges(ctx context.Context, nodes []*Salesperson) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Salesperson, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownSessionID is the predicate of SessionQuery.ByID, the one of
@@ -6715,13 +7201,22 @@ func (_q *SessionQuery) sqlCompiled(ctx context.Context) ([]*Session, bool, erro
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *SessionQuery) loadEdges(ctx context.Context, nodes []*Session) error {
 	if query := _q.withUser; query != nil {
 		if err := _q.loadUser(ctx, query, nodes, nil,
 			func(n *Session, e *User) { n.Edges.User = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownShipmentID is the predicate of ShipmentQuery.ByID, the one of
@@ -6821,31 +7316,40 @@ func (_q *ShipmentQuery) sqlCompiled(ctx context.Context) ([]*Shipment, bool, er
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ShipmentQuery) loadEdges(ctx context.Context, nodes []*Shipment) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Shipment, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withSalesOrder; query != nil {
 		if err := _q.loadSalesOrder(ctx, query, nodes, nil,
 			func(n *Shipment, e *SalesOrder) { n.Edges.SalesOrder = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withInvoice; query != nil {
 		if err := _q.loadInvoice(ctx, query, nodes, nil,
 			func(n *Shipment, e *Invoice) { n.Edges.Invoice = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLines; query != nil {
 		if err := _q.loadLines(ctx, query, nodes, func(n *Shipment) { n.Edges.Lines = []*ShipmentLine{} },
 			func(n *Shipment, e *ShipmentLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownShipmentLineID is the predicate of ShipmentLineQuery.ByID, the one of
@@ -6944,25 +7448,34 @@ func (_q *ShipmentLineQuery) sqlCompiled(ctx context.Context) ([]*ShipmentLine, 
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ShipmentLineQuery) loadEdges(ctx context.Context, nodes []*ShipmentLine) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ShipmentLine, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withShipment; query != nil {
 		if err := _q.loadShipment(ctx, query, nodes, nil,
 			func(n *ShipmentLine, e *Shipment) { n.Edges.Shipment = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLot; query != nil {
 		if err := _q.loadLot(ctx, query, nodes, nil,
 			func(n *ShipmentLine, e *ProductLot) { n.Edges.Lot = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownShippingAddressID is the predicate of ShippingAddressQuery.ByID, the one of
@@ -7060,19 +7573,28 @@ func (_q *ShippingAddressQuery) sqlCompiled(ctx context.Context) ([]*ShippingAdd
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ShippingAddressQuery) loadEdges(ctx context.Context, nodes []*ShippingAddress) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ShippingAddress, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withCustomer; query != nil {
 		if err := _q.loadCustomer(ctx, query, nodes, nil,
 			func(n *ShippingAddress, e *Customer) { n.Edges.Customer = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownShippingMethodID is the predicate of ShippingMethodQuery.ByID, the one of
@@ -7169,13 +7691,22 @@ func (_q *ShippingMethodQuery) sqlCompiled(ctx context.Context) ([]*ShippingMeth
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *ShippingMethodQuery) loadEdges(ctx context.Context, nodes []*ShippingMethod) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *ShippingMethod, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownStockMovementID is the predicate of StockMovementQuery.ByID, the one of
@@ -7274,25 +7805,34 @@ func (_q *StockMovementQuery) sqlCompiled(ctx context.Context) ([]*StockMovement
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *StockMovementQuery) loadEdges(ctx context.Context, nodes []*StockMovement) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *StockMovement, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLot; query != nil {
 		if err := _q.loadLot(ctx, query, nodes, nil,
 			func(n *StockMovement, e *ProductLot) { n.Edges.Lot = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLocation; query != nil {
 		if err := _q.loadLocation(ctx, query, nodes, nil,
 			func(n *StockMovement, e *Location) { n.Edges.Location = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownSupplierID is the predicate of SupplierQuery.ByID, the one of
@@ -7389,13 +7929,22 @@ func (_q *SupplierQuery) sqlCompiled(ctx context.Context) ([]*Supplier, bool, er
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *SupplierQuery) loadEdges(ctx context.Context, nodes []*Supplier) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Supplier, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownTagID is the predicate of TagQuery.ByID, the one of
@@ -7492,13 +8041,22 @@ func (_q *TagQuery) sqlCompiled(ctx context.Context) ([]*Tag, bool, error) {
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *TagQuery) loadEdges(ctx context.Context, nodes []*Tag) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Tag, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownTaxRateID is the predicate of TaxRateQuery.ByID, the one of
@@ -7595,13 +8153,22 @@ func (_q *TaxRateQuery) sqlCompiled(ctx context.Context) ([]*TaxRate, bool, erro
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *TaxRateQuery) loadEdges(ctx context.Context, nodes []*TaxRate) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *TaxRate, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownTerritoryID is the predicate of TerritoryQuery.ByID, the one of
@@ -7698,13 +8265,22 @@ func (_q *TerritoryQuery) sqlCompiled(ctx context.Context) ([]*Territory, bool, 
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *TerritoryQuery) loadEdges(ctx context.Context, nodes []*Territory) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Territory, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownUnitOfMeasureID is the predicate of UnitOfMeasureQuery.ByID, the one of
@@ -7802,19 +8378,28 @@ func (_q *UnitOfMeasureQuery) sqlCompiled(ctx context.Context) ([]*UnitOfMeasure
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *UnitOfMeasureQuery) loadEdges(ctx context.Context, nodes []*UnitOfMeasure) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *UnitOfMeasure, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withOperations; query != nil {
 		if err := _q.loadOperations(ctx, query, nodes, func(n *UnitOfMeasure) { n.Edges.Operations = []*Operation{} },
 			func(n *UnitOfMeasure, e *Operation) { n.Edges.Operations = append(n.Edges.Operations, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownUserID is the predicate of UserQuery.ByID, the one of
@@ -7914,31 +8499,40 @@ func (_q *UserQuery) sqlCompiled(ctx context.Context) ([]*User, bool, error) {
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *UserQuery) loadEdges(ctx context.Context, nodes []*User) error {
 	if query := _q.withOrganization; query != nil {
 		if err := _q.loadOrganization(ctx, query, nodes, nil,
 			func(n *User, e *Organization) { n.Edges.Organization = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withSessions; query != nil {
 		if err := _q.loadSessions(ctx, query, nodes, func(n *User) { n.Edges.Sessions = []*Session{} },
 			func(n *User, e *Session) { n.Edges.Sessions = append(n.Edges.Sessions, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withLinks; query != nil {
 		if err := _q.loadLinks(ctx, query, nodes, func(n *User) { n.Edges.Links = []*UserLink{} },
 			func(n *User, e *UserLink) { n.Edges.Links = append(n.Edges.Links, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withRecoveryCodes; query != nil {
 		if err := _q.loadRecoveryCodes(ctx, query, nodes, func(n *User) { n.Edges.RecoveryCodes = []*RecoveryCode{} },
 			func(n *User, e *RecoveryCode) { n.Edges.RecoveryCodes = append(n.Edges.RecoveryCodes, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownUserLinkID is the predicate of UserLinkQuery.ByID, the one of
@@ -8035,13 +8629,22 @@ func (_q *UserLinkQuery) sqlCompiled(ctx context.Context) ([]*UserLink, bool, er
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *UserLinkQuery) loadEdges(ctx context.Context, nodes []*UserLink) error {
 	if query := _q.withUser; query != nil {
 		if err := _q.loadUser(ctx, query, nodes, nil,
 			func(n *UserLink, e *User) { n.Edges.User = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownWebhookAttemptID is the predicate of WebhookAttemptQuery.ByID, the one of
@@ -8138,13 +8741,22 @@ func (_q *WebhookAttemptQuery) sqlCompiled(ctx context.Context) ([]*WebhookAttem
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *WebhookAttemptQuery) loadEdges(ctx context.Context, nodes []*WebhookAttempt) error {
 	if query := _q.withDelivery; query != nil {
 		if err := _q.loadDelivery(ctx, query, nodes, nil,
 			func(n *WebhookAttempt, e *WebhookDelivery) { n.Edges.Delivery = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownWebhookDeliveryID is the predicate of WebhookDeliveryQuery.ByID, the one of
@@ -8243,25 +8855,34 @@ func (_q *WebhookDeliveryQuery) sqlCompiled(ctx context.Context) ([]*WebhookDeli
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *WebhookDeliveryQuery) loadEdges(ctx context.Context, nodes []*WebhookDelivery) error {
 	if query := _q.withEndpoint; query != nil {
 		if err := _q.loadEndpoint(ctx, query, nodes, nil,
 			func(n *WebhookDelivery, e *WebhookEndpoint) { n.Edges.Endpoint = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withEvent; query != nil {
 		if err := _q.loadEvent(ctx, query, nodes, nil,
 			func(n *WebhookDelivery, e *Event) { n.Edges.Event = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withAttempts; query != nil {
 		if err := _q.loadAttempts(ctx, query, nodes, func(n *WebhookDelivery) { n.Edges.Attempts = []*WebhookAttempt{} },
 			func(n *WebhookDelivery, e *WebhookAttempt) { n.Edges.Attempts = append(n.Edges.Attempts, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }
 
 // knownWebhookEndpointID is the predicate of WebhookEndpointQuery.ByID, the one of
@@ -8359,17 +8980,26 @@ func (_q *WebhookEndpointQuery) sqlCompiled(ctx context.Context) ([]*WebhookEndp
 		node.config = _q.config
 		node.Edges.loadedTypes = loadedTypes
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *WebhookEndpointQuery) loadEdges(ctx context.Context, nodes []*WebhookEndpoint) error {
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *WebhookEndpoint, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
 	if query := _q.withDeliveries; query != nil {
 		if err := _q.loadDeliveries(ctx, query, nodes, func(n *WebhookEndpoint) { n.Edges.Deliveries = []*WebhookDelivery{} },
 			func(n *WebhookEndpoint, e *WebhookDelivery) { n.Edges.Deliveries = append(n.Edges.Deliveries, e) }); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return nodes, true, nil
+	return nil
 }

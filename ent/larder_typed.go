@@ -354,23 +354,8 @@ func (_q *APIKeyQuery) sqlTyped(ctx context.Context) ([]*APIKey, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *APIKey, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withReplaces; query != nil {
-		if err := _q.loadReplaces(ctx, query, nodes, nil,
-			func(n *APIKey, e *APIKey) { n.Edges.Replaces = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withReplacedBy; query != nil {
-		if err := _q.loadReplacedBy(ctx, query, nodes, nil,
-			func(n *APIKey, e *APIKey) { n.Edges.ReplacedBy = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -472,6 +457,9 @@ func (_q *APIRequestQuery) sqlTyped(ctx context.Context) ([]*APIRequest, error) 
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
+	}
 	return nodes, nil
 }
 
@@ -543,6 +531,9 @@ func (_q *APIRequestHourQuery) sqlTyped(ctx context.Context) ([]*APIRequestHour,
 	nodes := rows.nodes
 	if len(nodes) == 0 {
 		return nodes, nil
+	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -620,11 +611,8 @@ func (_q *AccountQuery) sqlTyped(ctx context.Context) ([]*Account, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withOrganization; query != nil {
-		if err := _q.loadOrganization(ctx, query, nodes, nil,
-			func(n *Account, e *Organization) { n.Edges.Organization = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -714,11 +702,8 @@ func (_q *AllergenQuery) sqlTyped(ctx context.Context) ([]*Allergen, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Allergen, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -807,17 +792,8 @@ func (_q *AuditRecordQuery) sqlTyped(ctx context.Context) ([]*AuditRecord, error
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withOrganization; query != nil {
-		if err := _q.loadOrganization(ctx, query, nodes, nil,
-			func(n *AuditRecord, e *Organization) { n.Edges.Organization = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withAPIKey; query != nil {
-		if err := _q.loadAPIKey(ctx, query, nodes, nil,
-			func(n *AuditRecord, e *APIKey) { n.Edges.APIKey = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -928,29 +904,8 @@ func (_q *BillQuery) sqlTyped(ctx context.Context) ([]*Bill, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Bill, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withSupplier; query != nil {
-		if err := _q.loadSupplier(ctx, query, nodes, nil,
-			func(n *Bill, e *Supplier) { n.Edges.Supplier = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withPurchaseOrder; query != nil {
-		if err := _q.loadPurchaseOrder(ctx, query, nodes, nil,
-			func(n *Bill, e *PurchaseOrder) { n.Edges.PurchaseOrder = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLines; query != nil {
-		if err := _q.loadLines(ctx, query, nodes, func(n *Bill) { n.Edges.Lines = []*BillLine{} },
-			func(n *Bill, e *BillLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -1052,35 +1007,8 @@ func (_q *BillLineQuery) sqlTyped(ctx context.Context) ([]*BillLine, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *BillLine, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withBill; query != nil {
-		if err := _q.loadBill(ctx, query, nodes, nil,
-			func(n *BillLine, e *Bill) { n.Edges.Bill = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *BillLine, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLocation; query != nil {
-		if err := _q.loadLocation(ctx, query, nodes, nil,
-			func(n *BillLine, e *Location) { n.Edges.Location = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLot; query != nil {
-		if err := _q.loadLot(ctx, query, nodes, nil,
-			func(n *BillLine, e *ProductLot) { n.Edges.Lot = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -1164,11 +1092,8 @@ func (_q *CountryQuery) sqlTyped(ctx context.Context) ([]*Country, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Country, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -1280,61 +1205,8 @@ func (_q *CustomerQuery) sqlTyped(ctx context.Context) ([]*Customer, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Customer, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withCustomerType; query != nil {
-		if err := _q.loadCustomerType(ctx, query, nodes, nil,
-			func(n *Customer, e *CustomerType) { n.Edges.CustomerType = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withPriceList; query != nil {
-		if err := _q.loadPriceList(ctx, query, nodes, nil,
-			func(n *Customer, e *PriceList) { n.Edges.PriceList = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withSalesperson; query != nil {
-		if err := _q.loadSalesperson(ctx, query, nodes, nil,
-			func(n *Customer, e *Salesperson) { n.Edges.Salesperson = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withShippingMethod; query != nil {
-		if err := _q.loadShippingMethod(ctx, query, nodes, nil,
-			func(n *Customer, e *ShippingMethod) { n.Edges.ShippingMethod = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withTaxRate; query != nil {
-		if err := _q.loadTaxRate(ctx, query, nodes, nil,
-			func(n *Customer, e *TaxRate) { n.Edges.TaxRate = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withTerritory; query != nil {
-		if err := _q.loadTerritory(ctx, query, nodes, nil,
-			func(n *Customer, e *Territory) { n.Edges.Territory = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withShippingAddresses; query != nil {
-		if err := _q.loadShippingAddresses(ctx, query, nodes, func(n *Customer) { n.Edges.ShippingAddresses = []*ShippingAddress{} },
-			func(n *Customer, e *ShippingAddress) {
-				n.Edges.ShippingAddresses = append(n.Edges.ShippingAddresses, e)
-			}); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withTags; query != nil {
-		if err := _q.loadTags(ctx, query, nodes, func(n *Customer) { n.Edges.Tags = []*CustomerTag{} },
-			func(n *Customer, e *CustomerTag) { n.Edges.Tags = append(n.Edges.Tags, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -1412,23 +1284,8 @@ func (_q *CustomerTagQuery) sqlTyped(ctx context.Context) ([]*CustomerTag, error
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *CustomerTag, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withCustomer; query != nil {
-		if err := _q.loadCustomer(ctx, query, nodes, nil,
-			func(n *CustomerTag, e *Customer) { n.Edges.Customer = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withTag; query != nil {
-		if err := _q.loadTag(ctx, query, nodes, nil,
-			func(n *CustomerTag, e *Tag) { n.Edges.Tag = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -1512,11 +1369,8 @@ func (_q *CustomerTypeQuery) sqlTyped(ctx context.Context) ([]*CustomerType, err
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *CustomerType, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -1592,11 +1446,8 @@ func (_q *DocumentCounterQuery) sqlTyped(ctx context.Context) ([]*DocumentCounte
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *DocumentCounter, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -1682,11 +1533,8 @@ func (_q *EmployeeQuery) sqlTyped(ctx context.Context) ([]*Employee, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Employee, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -1771,17 +1619,8 @@ func (_q *EquipmentQuery) sqlTyped(ctx context.Context) ([]*Equipment, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Equipment, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withWarehouse; query != nil {
-		if err := _q.loadWarehouse(ctx, query, nodes, nil,
-			func(n *Equipment, e *Location) { n.Edges.Warehouse = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -1878,17 +1717,8 @@ func (_q *EventQuery) sqlTyped(ctx context.Context) ([]*Event, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Event, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withDeliveries; query != nil {
-		if err := _q.loadDeliveries(ctx, query, nodes, func(n *Event) { n.Edges.Deliveries = []*WebhookDelivery{} },
-			func(n *Event, e *WebhookDelivery) { n.Edges.Deliveries = append(n.Edges.Deliveries, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -1977,17 +1807,8 @@ func (_q *FoodQuery) sqlTyped(ctx context.Context) ([]*Food, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Food, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withNutrients; query != nil {
-		if err := _q.loadNutrients(ctx, query, nodes, func(n *Food) { n.Edges.Nutrients = []*FoodNutrient{} },
-			func(n *Food, e *FoodNutrient) { n.Edges.Nutrients = append(n.Edges.Nutrients, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -2069,23 +1890,8 @@ func (_q *FoodNutrientQuery) sqlTyped(ctx context.Context) ([]*FoodNutrient, err
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *FoodNutrient, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withFood; query != nil {
-		if err := _q.loadFood(ctx, query, nodes, nil,
-			func(n *FoodNutrient, e *Food) { n.Edges.Food = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withNutrient; query != nil {
-		if err := _q.loadNutrient(ctx, query, nodes, nil,
-			func(n *FoodNutrient, e *Nutrient) { n.Edges.Nutrient = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -2177,11 +1983,8 @@ func (_q *IdempotencyKeyQuery) sqlTyped(ctx context.Context) ([]*IdempotencyKey,
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *IdempotencyKey, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -2272,17 +2075,8 @@ func (_q *ImportCheckQuery) sqlTyped(ctx context.Context) ([]*ImportCheck, error
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withOrganization; query != nil {
-		if err := _q.loadOrganization(ctx, query, nodes, nil,
-			func(n *ImportCheck, e *Organization) { n.Edges.Organization = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withUser; query != nil {
-		if err := _q.loadUser(ctx, query, nodes, nil,
-			func(n *ImportCheck, e *User) { n.Edges.User = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -2395,29 +2189,8 @@ func (_q *InvoiceQuery) sqlTyped(ctx context.Context) ([]*Invoice, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Invoice, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withCustomer; query != nil {
-		if err := _q.loadCustomer(ctx, query, nodes, nil,
-			func(n *Invoice, e *Customer) { n.Edges.Customer = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withSalesOrder; query != nil {
-		if err := _q.loadSalesOrder(ctx, query, nodes, nil,
-			func(n *Invoice, e *SalesOrder) { n.Edges.SalesOrder = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLines; query != nil {
-		if err := _q.loadLines(ctx, query, nodes, func(n *Invoice) { n.Edges.Lines = []*InvoiceLine{} },
-			func(n *Invoice, e *InvoiceLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -2513,23 +2286,8 @@ func (_q *InvoiceLineQuery) sqlTyped(ctx context.Context) ([]*InvoiceLine, error
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *InvoiceLine, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withInvoice; query != nil {
-		if err := _q.loadInvoice(ctx, query, nodes, nil,
-			func(n *InvoiceLine, e *Invoice) { n.Edges.Invoice = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *InvoiceLine, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -2619,23 +2377,8 @@ func (_q *LocationQuery) sqlTyped(ctx context.Context) ([]*Location, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Location, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withParent; query != nil {
-		if err := _q.loadParent(ctx, query, nodes, nil,
-			func(n *Location, e *Location) { n.Edges.Parent = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withChildren; query != nil {
-		if err := _q.loadChildren(ctx, query, nodes, func(n *Location) { n.Edges.Children = []*Location{} },
-			func(n *Location, e *Location) { n.Edges.Children = append(n.Edges.Children, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -2722,17 +2465,8 @@ func (_q *LotCorrectionQuery) sqlTyped(ctx context.Context) ([]*LotCorrection, e
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *LotCorrection, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLot; query != nil {
-		if err := _q.loadLot(ctx, query, nodes, nil,
-			func(n *LotCorrection, e *ProductLot) { n.Edges.Lot = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -2820,11 +2554,8 @@ func (_q *NutrientQuery) sqlTyped(ctx context.Context) ([]*Nutrient, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Nutrient, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -2911,17 +2642,8 @@ func (_q *OperationQuery) sqlTyped(ctx context.Context) ([]*Operation, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Operation, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withUnitOfMeasure; query != nil {
-		if err := _q.loadUnitOfMeasure(ctx, query, nodes, nil,
-			func(n *Operation, e *UnitOfMeasure) { n.Edges.UnitOfMeasure = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -3007,11 +2729,8 @@ func (_q *OrganizationQuery) sqlTyped(ctx context.Context) ([]*Organization, err
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccounts; query != nil {
-		if err := _q.loadAccounts(ctx, query, nodes, func(n *Organization) { n.Edges.Accounts = []*Account{} },
-			func(n *Organization, e *Account) { n.Edges.Accounts = append(n.Edges.Accounts, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -3095,11 +2814,8 @@ func (_q *PreservationQuery) sqlTyped(ctx context.Context) ([]*Preservation, err
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Preservation, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -3185,11 +2901,8 @@ func (_q *PriceListQuery) sqlTyped(ctx context.Context) ([]*PriceList, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *PriceList, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -3314,79 +3027,8 @@ func (_q *ProductQuery) sqlTyped(ctx context.Context) ([]*Product, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Product, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withUnitOfMeasure; query != nil {
-		if err := _q.loadUnitOfMeasure(ctx, query, nodes, nil,
-			func(n *Product, e *UnitOfMeasure) { n.Edges.UnitOfMeasure = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withUomBase; query != nil {
-		if err := _q.loadUomBase(ctx, query, nodes, nil,
-			func(n *Product, e *UnitOfMeasure) { n.Edges.UomBase = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withFood; query != nil {
-		if err := _q.loadFood(ctx, query, nodes, nil,
-			func(n *Product, e *Food) { n.Edges.Food = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withAllergens; query != nil {
-		if err := _q.loadAllergens(ctx, query, nodes, func(n *Product) { n.Edges.Allergens = []*ProductAllergen{} },
-			func(n *Product, e *ProductAllergen) { n.Edges.Allergens = append(n.Edges.Allergens, e) }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withTags; query != nil {
-		if err := _q.loadTags(ctx, query, nodes, func(n *Product) { n.Edges.Tags = []*ProductTag{} },
-			func(n *Product, e *ProductTag) { n.Edges.Tags = append(n.Edges.Tags, e) }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withBannedCountries; query != nil {
-		if err := _q.loadBannedCountries(ctx, query, nodes, func(n *Product) { n.Edges.BannedCountries = []*ProductBannedCountry{} },
-			func(n *Product, e *ProductBannedCountry) {
-				n.Edges.BannedCountries = append(n.Edges.BannedCountries, e)
-			}); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withSubstitutes; query != nil {
-		if err := _q.loadSubstitutes(ctx, query, nodes, func(n *Product) { n.Edges.Substitutes = []*ProductSubstitute{} },
-			func(n *Product, e *ProductSubstitute) { n.Edges.Substitutes = append(n.Edges.Substitutes, e) }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withSuppliers; query != nil {
-		if err := _q.loadSuppliers(ctx, query, nodes, func(n *Product) { n.Edges.Suppliers = []*ProductSupplier{} },
-			func(n *Product, e *ProductSupplier) { n.Edges.Suppliers = append(n.Edges.Suppliers, e) }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withByproducts; query != nil {
-		if err := _q.loadByproducts(ctx, query, nodes, func(n *Product) { n.Edges.Byproducts = []*ProductByproduct{} },
-			func(n *Product, e *ProductByproduct) { n.Edges.Byproducts = append(n.Edges.Byproducts, e) }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withQcCheckpoints; query != nil {
-		if err := _q.loadQcCheckpoints(ctx, query, nodes, func(n *Product) { n.Edges.QcCheckpoints = []*ProductQCCheckpoint{} },
-			func(n *Product, e *ProductQCCheckpoint) { n.Edges.QcCheckpoints = append(n.Edges.QcCheckpoints, e) }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withRecipeSteps; query != nil {
-		if err := _q.loadRecipeSteps(ctx, query, nodes, func(n *Product) { n.Edges.RecipeSteps = []*RecipeStep{} },
-			func(n *Product, e *RecipeStep) { n.Edges.RecipeSteps = append(n.Edges.RecipeSteps, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -3466,23 +3108,8 @@ func (_q *ProductAllergenQuery) sqlTyped(ctx context.Context) ([]*ProductAllerge
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ProductAllergen, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *ProductAllergen, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withAllergen; query != nil {
-		if err := _q.loadAllergen(ctx, query, nodes, nil,
-			func(n *ProductAllergen, e *Allergen) { n.Edges.Allergen = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -3560,23 +3187,8 @@ func (_q *ProductBannedCountryQuery) sqlTyped(ctx context.Context) ([]*ProductBa
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ProductBannedCountry, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *ProductBannedCountry, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withCountry; query != nil {
-		if err := _q.loadCountry(ctx, query, nodes, nil,
-			func(n *ProductBannedCountry, e *Country) { n.Edges.Country = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -3654,23 +3266,8 @@ func (_q *ProductByproductQuery) sqlTyped(ctx context.Context) ([]*ProductByprod
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ProductByproduct, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *ProductByproduct, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withByproduct; query != nil {
-		if err := _q.loadByproduct(ctx, query, nodes, nil,
-			func(n *ProductByproduct, e *Product) { n.Edges.Byproduct = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -3779,41 +3376,8 @@ func (_q *ProductLotQuery) sqlTyped(ctx context.Context) ([]*ProductLot, error) 
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ProductLot, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *ProductLot, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLocation; query != nil {
-		if err := _q.loadLocation(ctx, query, nodes, nil,
-			func(n *ProductLot, e *Location) { n.Edges.Location = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withWarehouse; query != nil {
-		if err := _q.loadWarehouse(ctx, query, nodes, nil,
-			func(n *ProductLot, e *Location) { n.Edges.Warehouse = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withMovements; query != nil {
-		if err := _q.loadMovements(ctx, query, nodes, func(n *ProductLot) { n.Edges.Movements = []*StockMovement{} },
-			func(n *ProductLot, e *StockMovement) { n.Edges.Movements = append(n.Edges.Movements, e) }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withCorrections; query != nil {
-		if err := _q.loadCorrections(ctx, query, nodes, func(n *ProductLot) { n.Edges.Corrections = []*LotCorrection{} },
-			func(n *ProductLot, e *LotCorrection) { n.Edges.Corrections = append(n.Edges.Corrections, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -3891,23 +3455,8 @@ func (_q *ProductQCCheckpointQuery) sqlTyped(ctx context.Context) ([]*ProductQCC
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ProductQCCheckpoint, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *ProductQCCheckpoint, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withQcCheckpoint; query != nil {
-		if err := _q.loadQcCheckpoint(ctx, query, nodes, nil,
-			func(n *ProductQCCheckpoint, e *QCCheckpoint) { n.Edges.QcCheckpoint = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -3985,23 +3534,8 @@ func (_q *ProductSubstituteQuery) sqlTyped(ctx context.Context) ([]*ProductSubst
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ProductSubstitute, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *ProductSubstitute, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withSubstitute; query != nil {
-		if err := _q.loadSubstitute(ctx, query, nodes, nil,
-			func(n *ProductSubstitute, e *Product) { n.Edges.Substitute = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -4079,23 +3613,8 @@ func (_q *ProductSupplierQuery) sqlTyped(ctx context.Context) ([]*ProductSupplie
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ProductSupplier, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *ProductSupplier, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withSupplier; query != nil {
-		if err := _q.loadSupplier(ctx, query, nodes, nil,
-			func(n *ProductSupplier, e *Supplier) { n.Edges.Supplier = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -4173,23 +3692,8 @@ func (_q *ProductTagQuery) sqlTyped(ctx context.Context) ([]*ProductTag, error) 
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ProductTag, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *ProductTag, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withTag; query != nil {
-		if err := _q.loadTag(ctx, query, nodes, nil,
-			func(n *ProductTag, e *Tag) { n.Edges.Tag = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -4295,49 +3799,8 @@ func (_q *ProductionQuery) sqlTyped(ctx context.Context) ([]*Production, error) 
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Production, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *Production, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProductionLine; query != nil {
-		if err := _q.loadProductionLine(ctx, query, nodes, nil,
-			func(n *Production, e *ProductionLine) { n.Edges.ProductionLine = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLocation; query != nil {
-		if err := _q.loadLocation(ctx, query, nodes, nil,
-			func(n *Production, e *Location) { n.Edges.Location = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withPlannedSteps; query != nil {
-		if err := _q.loadPlannedSteps(ctx, query, nodes, func(n *Production) { n.Edges.PlannedSteps = []*ProductionPlannedStep{} },
-			func(n *Production, e *ProductionPlannedStep) { n.Edges.PlannedSteps = append(n.Edges.PlannedSteps, e) }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withConsumedSteps; query != nil {
-		if err := _q.loadConsumedSteps(ctx, query, nodes, func(n *Production) { n.Edges.ConsumedSteps = []*ProductionConsumedStep{} },
-			func(n *Production, e *ProductionConsumedStep) {
-				n.Edges.ConsumedSteps = append(n.Edges.ConsumedSteps, e)
-			}); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withOperations; query != nil {
-		if err := _q.loadOperations(ctx, query, nodes, func(n *Production) { n.Edges.Operations = []*ProductionOperation{} },
-			func(n *Production, e *ProductionOperation) { n.Edges.Operations = append(n.Edges.Operations, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -4420,29 +3883,8 @@ func (_q *ProductionConsumedStepQuery) sqlTyped(ctx context.Context) ([]*Product
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ProductionConsumedStep, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduction; query != nil {
-		if err := _q.loadProduction(ctx, query, nodes, nil,
-			func(n *ProductionConsumedStep, e *Production) { n.Edges.Production = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLot; query != nil {
-		if err := _q.loadLot(ctx, query, nodes, nil,
-			func(n *ProductionConsumedStep, e *ProductLot) { n.Edges.Lot = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *ProductionConsumedStep, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -4528,23 +3970,8 @@ func (_q *ProductionLineQuery) sqlTyped(ctx context.Context) ([]*ProductionLine,
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ProductionLine, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withWarehouse; query != nil {
-		if err := _q.loadWarehouse(ctx, query, nodes, nil,
-			func(n *ProductionLine, e *Location) { n.Edges.Warehouse = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withEquipment; query != nil {
-		if err := _q.loadEquipment(ctx, query, nodes, func(n *ProductionLine) { n.Edges.Equipment = []*ProductionLineEquipment{} },
-			func(n *ProductionLine, e *ProductionLineEquipment) { n.Edges.Equipment = append(n.Edges.Equipment, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -4622,23 +4049,8 @@ func (_q *ProductionLineEquipmentQuery) sqlTyped(ctx context.Context) ([]*Produc
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ProductionLineEquipment, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProductionLine; query != nil {
-		if err := _q.loadProductionLine(ctx, query, nodes, nil,
-			func(n *ProductionLineEquipment, e *ProductionLine) { n.Edges.ProductionLine = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withEquipment; query != nil {
-		if err := _q.loadEquipment(ctx, query, nodes, nil,
-			func(n *ProductionLineEquipment, e *Equipment) { n.Edges.Equipment = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -4721,29 +4133,8 @@ func (_q *ProductionOperationQuery) sqlTyped(ctx context.Context) ([]*Production
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ProductionOperation, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduction; query != nil {
-		if err := _q.loadProduction(ctx, query, nodes, nil,
-			func(n *ProductionOperation, e *Production) { n.Edges.Production = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withOperation; query != nil {
-		if err := _q.loadOperation(ctx, query, nodes, nil,
-			func(n *ProductionOperation, e *Operation) { n.Edges.Operation = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withEquipment; query != nil {
-		if err := _q.loadEquipment(ctx, query, nodes, nil,
-			func(n *ProductionOperation, e *Equipment) { n.Edges.Equipment = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -4826,29 +4217,8 @@ func (_q *ProductionPlannedStepQuery) sqlTyped(ctx context.Context) ([]*Producti
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ProductionPlannedStep, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduction; query != nil {
-		if err := _q.loadProduction(ctx, query, nodes, nil,
-			func(n *ProductionPlannedStep, e *Production) { n.Edges.Production = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLot; query != nil {
-		if err := _q.loadLot(ctx, query, nodes, nil,
-			func(n *ProductionPlannedStep, e *ProductLot) { n.Edges.Lot = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *ProductionPlannedStep, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -4958,23 +4328,8 @@ func (_q *PurchaseOrderQuery) sqlTyped(ctx context.Context) ([]*PurchaseOrder, e
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *PurchaseOrder, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withSupplier; query != nil {
-		if err := _q.loadSupplier(ctx, query, nodes, nil,
-			func(n *PurchaseOrder, e *Supplier) { n.Edges.Supplier = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLines; query != nil {
-		if err := _q.loadLines(ctx, query, nodes, func(n *PurchaseOrder) { n.Edges.Lines = []*PurchaseOrderLine{} },
-			func(n *PurchaseOrder, e *PurchaseOrderLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -5072,23 +4427,8 @@ func (_q *PurchaseOrderLineQuery) sqlTyped(ctx context.Context) ([]*PurchaseOrde
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *PurchaseOrderLine, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withPurchaseOrder; query != nil {
-		if err := _q.loadPurchaseOrder(ctx, query, nodes, nil,
-			func(n *PurchaseOrderLine, e *PurchaseOrder) { n.Edges.PurchaseOrder = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *PurchaseOrderLine, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -5179,17 +4519,8 @@ func (_q *QCCheckpointQuery) sqlTyped(ctx context.Context) ([]*QCCheckpoint, err
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *QCCheckpoint, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withQcUnitOfMeasure; query != nil {
-		if err := _q.loadQcUnitOfMeasure(ctx, query, nodes, nil,
-			func(n *QCCheckpoint, e *QCUnitOfMeasure) { n.Edges.QcUnitOfMeasure = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -5271,11 +4602,8 @@ func (_q *QCUnitOfMeasureQuery) sqlTyped(ctx context.Context) ([]*QCUnitOfMeasur
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *QCUnitOfMeasure, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -5346,6 +4674,9 @@ func (_q *RateWindowQuery) sqlTyped(ctx context.Context) ([]*RateWindow, error) 
 	nodes := rows.nodes
 	if len(nodes) == 0 {
 		return nodes, nil
+	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -5428,29 +4759,8 @@ func (_q *RecipeStepQuery) sqlTyped(ctx context.Context) ([]*RecipeStep, error) 
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *RecipeStep, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *RecipeStep, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withOperation; query != nil {
-		if err := _q.loadOperation(ctx, query, nodes, nil,
-			func(n *RecipeStep, e *Operation) { n.Edges.Operation = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withEquipment; query != nil {
-		if err := _q.loadEquipment(ctx, query, nodes, nil,
-			func(n *RecipeStep, e *Equipment) { n.Edges.Equipment = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -5531,17 +4841,8 @@ func (_q *RecoveryCodeQuery) sqlTyped(ctx context.Context) ([]*RecoveryCode, err
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withOrganization; query != nil {
-		if err := _q.loadOrganization(ctx, query, nodes, nil,
-			func(n *RecoveryCode, e *Organization) { n.Edges.Organization = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withUser; query != nil {
-		if err := _q.loadUser(ctx, query, nodes, nil,
-			func(n *RecoveryCode, e *User) { n.Edges.User = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -5651,23 +4952,8 @@ func (_q *SalesOrderQuery) sqlTyped(ctx context.Context) ([]*SalesOrder, error) 
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *SalesOrder, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withCustomer; query != nil {
-		if err := _q.loadCustomer(ctx, query, nodes, nil,
-			func(n *SalesOrder, e *Customer) { n.Edges.Customer = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLines; query != nil {
-		if err := _q.loadLines(ctx, query, nodes, func(n *SalesOrder) { n.Edges.Lines = []*SalesOrderLine{} },
-			func(n *SalesOrder, e *SalesOrderLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -5769,23 +5055,8 @@ func (_q *SalesOrderLineQuery) sqlTyped(ctx context.Context) ([]*SalesOrderLine,
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *SalesOrderLine, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withSalesOrder; query != nil {
-		if err := _q.loadSalesOrder(ctx, query, nodes, nil,
-			func(n *SalesOrderLine, e *SalesOrder) { n.Edges.SalesOrder = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withProduct; query != nil {
-		if err := _q.loadProduct(ctx, query, nodes, nil,
-			func(n *SalesOrderLine, e *Product) { n.Edges.Product = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -5871,11 +5142,8 @@ func (_q *SalespersonQuery) sqlTyped(ctx context.Context) ([]*Salesperson, error
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Salesperson, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -5963,11 +5231,8 @@ func (_q *SessionQuery) sqlTyped(ctx context.Context) ([]*Session, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withUser; query != nil {
-		if err := _q.loadUser(ctx, query, nodes, nil,
-			func(n *Session, e *User) { n.Edges.User = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -6054,29 +5319,8 @@ func (_q *ShipmentQuery) sqlTyped(ctx context.Context) ([]*Shipment, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Shipment, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withSalesOrder; query != nil {
-		if err := _q.loadSalesOrder(ctx, query, nodes, nil,
-			func(n *Shipment, e *SalesOrder) { n.Edges.SalesOrder = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withInvoice; query != nil {
-		if err := _q.loadInvoice(ctx, query, nodes, nil,
-			func(n *Shipment, e *Invoice) { n.Edges.Invoice = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLines; query != nil {
-		if err := _q.loadLines(ctx, query, nodes, func(n *Shipment) { n.Edges.Lines = []*ShipmentLine{} },
-			func(n *Shipment, e *ShipmentLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -6158,23 +5402,8 @@ func (_q *ShipmentLineQuery) sqlTyped(ctx context.Context) ([]*ShipmentLine, err
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ShipmentLine, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withShipment; query != nil {
-		if err := _q.loadShipment(ctx, query, nodes, nil,
-			func(n *ShipmentLine, e *Shipment) { n.Edges.Shipment = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLot; query != nil {
-		if err := _q.loadLot(ctx, query, nodes, nil,
-			func(n *ShipmentLine, e *ProductLot) { n.Edges.Lot = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -6261,17 +5490,8 @@ func (_q *ShippingAddressQuery) sqlTyped(ctx context.Context) ([]*ShippingAddres
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ShippingAddress, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withCustomer; query != nil {
-		if err := _q.loadCustomer(ctx, query, nodes, nil,
-			func(n *ShippingAddress, e *Customer) { n.Edges.Customer = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -6355,11 +5575,8 @@ func (_q *ShippingMethodQuery) sqlTyped(ctx context.Context) ([]*ShippingMethod,
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *ShippingMethod, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -6453,23 +5670,8 @@ func (_q *StockMovementQuery) sqlTyped(ctx context.Context) ([]*StockMovement, e
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *StockMovement, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLot; query != nil {
-		if err := _q.loadLot(ctx, query, nodes, nil,
-			func(n *StockMovement, e *ProductLot) { n.Edges.Lot = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLocation; query != nil {
-		if err := _q.loadLocation(ctx, query, nodes, nil,
-			func(n *StockMovement, e *Location) { n.Edges.Location = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -6569,11 +5771,8 @@ func (_q *SupplierQuery) sqlTyped(ctx context.Context) ([]*Supplier, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Supplier, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -6655,11 +5854,8 @@ func (_q *TagQuery) sqlTyped(ctx context.Context) ([]*Tag, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Tag, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -6749,11 +5945,8 @@ func (_q *TaxRateQuery) sqlTyped(ctx context.Context) ([]*TaxRate, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *TaxRate, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -6837,11 +6030,8 @@ func (_q *TerritoryQuery) sqlTyped(ctx context.Context) ([]*Territory, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *Territory, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -6928,17 +6118,8 @@ func (_q *UnitOfMeasureQuery) sqlTyped(ctx context.Context) ([]*UnitOfMeasure, e
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *UnitOfMeasure, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withOperations; query != nil {
-		if err := _q.loadOperations(ctx, query, nodes, func(n *UnitOfMeasure) { n.Edges.Operations = []*Operation{} },
-			func(n *UnitOfMeasure, e *Operation) { n.Edges.Operations = append(n.Edges.Operations, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -7037,29 +6218,8 @@ func (_q *UserQuery) sqlTyped(ctx context.Context) ([]*User, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withOrganization; query != nil {
-		if err := _q.loadOrganization(ctx, query, nodes, nil,
-			func(n *User, e *Organization) { n.Edges.Organization = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withSessions; query != nil {
-		if err := _q.loadSessions(ctx, query, nodes, func(n *User) { n.Edges.Sessions = []*Session{} },
-			func(n *User, e *Session) { n.Edges.Sessions = append(n.Edges.Sessions, e) }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withLinks; query != nil {
-		if err := _q.loadLinks(ctx, query, nodes, func(n *User) { n.Edges.Links = []*UserLink{} },
-			func(n *User, e *UserLink) { n.Edges.Links = append(n.Edges.Links, e) }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withRecoveryCodes; query != nil {
-		if err := _q.loadRecoveryCodes(ctx, query, nodes, func(n *User) { n.Edges.RecoveryCodes = []*RecoveryCode{} },
-			func(n *User, e *RecoveryCode) { n.Edges.RecoveryCodes = append(n.Edges.RecoveryCodes, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -7141,11 +6301,8 @@ func (_q *UserLinkQuery) sqlTyped(ctx context.Context) ([]*UserLink, error) {
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withUser; query != nil {
-		if err := _q.loadUser(ctx, query, nodes, nil,
-			func(n *UserLink, e *User) { n.Edges.User = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -7235,11 +6392,8 @@ func (_q *WebhookAttemptQuery) sqlTyped(ctx context.Context) ([]*WebhookAttempt,
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withDelivery; query != nil {
-		if err := _q.loadDelivery(ctx, query, nodes, nil,
-			func(n *WebhookAttempt, e *WebhookDelivery) { n.Edges.Delivery = e }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -7327,23 +6481,8 @@ func (_q *WebhookDeliveryQuery) sqlTyped(ctx context.Context) ([]*WebhookDeliver
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withEndpoint; query != nil {
-		if err := _q.loadEndpoint(ctx, query, nodes, nil,
-			func(n *WebhookDelivery, e *WebhookEndpoint) { n.Edges.Endpoint = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withEvent; query != nil {
-		if err := _q.loadEvent(ctx, query, nodes, nil,
-			func(n *WebhookDelivery, e *Event) { n.Edges.Event = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withAttempts; query != nil {
-		if err := _q.loadAttempts(ctx, query, nodes, func(n *WebhookDelivery) { n.Edges.Attempts = []*WebhookAttempt{} },
-			func(n *WebhookDelivery, e *WebhookAttempt) { n.Edges.Attempts = append(n.Edges.Attempts, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -7442,17 +6581,8 @@ func (_q *WebhookEndpointQuery) sqlTyped(ctx context.Context) ([]*WebhookEndpoin
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withAccount; query != nil {
-		if err := _q.loadAccount(ctx, query, nodes, nil,
-			func(n *WebhookEndpoint, e *Account) { n.Edges.Account = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withDeliveries; query != nil {
-		if err := _q.loadDeliveries(ctx, query, nodes, func(n *WebhookEndpoint) { n.Edges.Deliveries = []*WebhookDelivery{} },
-			func(n *WebhookEndpoint, e *WebhookDelivery) { n.Edges.Deliveries = append(n.Edges.Deliveries, e) }); err != nil {
-			return nil, err
-		}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
