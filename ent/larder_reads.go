@@ -68,7 +68,7 @@ const sortColumn = "larder_sort_"
 //	ctx = keys.Within(ctx)
 //	q.Modify(keys.Columns(exprs))
 //	rows, err := q.All(ctx)
-//	last := keys.Row(len(rows) - 1)
+//	values := keys.Row(len(rows) - 1) // the last row's
 type PageKeys struct {
 	n int
 	// values are the rows' values, n of each row's, one after the other.

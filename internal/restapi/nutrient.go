@@ -64,7 +64,11 @@ func (h *Handlers) ListNutrients(ctx context.Context, p oas.ListNutrientsParams)
 	}
 	n := len(rows)
 	fetched := n
-	pg, err := pagination(page, fetched, len(rows), n, nil)
+	var last int
+	if len(rows) > 0 {
+		last = rows[len(rows)-1].ID
+	}
+	pg, err := pagination(page, fetched, len(rows), n, nil, last)
 	if err != nil {
 		return nil, err
 	}

@@ -538,8 +538,9 @@ func answer(v interface{ Encode(*jx.Encoder) }) []byte {
 }
 
 // pagination describes a page of n rows out of total, fetched of them read;
-// keys holds the rows' sort values (nil for an unpaginated list).
-func pagination(p listing.Page, fetched, n, total int, keys *ent.PageKeys) (oas.Pagination, error) {
+// keys holds the rows' sort values (nil for an unpaginated list) and last is
+// the id of the page's last row.
+func pagination(p listing.Page, fetched, n, total int, keys *ent.PageKeys, last int) (oas.Pagination, error) {
 	if p.Limit == 0 { // unpaginated: one page with every row
 		out := oas.Pagination{Limit: n, Total: total}
 		out.NextCursor.SetToNull()
@@ -547,7 +548,7 @@ func pagination(p listing.Page, fetched, n, total int, keys *ent.PageKeys) (oas.
 	}
 	more := p.HasMore(fetched, n, total)
 	out := oas.Pagination{Limit: p.Limit, Offset: p.Offset, Total: total, HasMore: more}
-	next, err := p.Next(more, keys.Row(n-1))
+	next, err := p.Next(more, p.Last(keys.Row(n-1), last))
 	if err != nil {
 		return oas.Pagination{}, err
 	}

@@ -122,7 +122,11 @@ func (h *Handlers) ListSalespersons(ctx context.Context, p oas.ListSalespersonsP
 			return nil, err
 		}
 	}
-	pg, err := pagination(page, fetched, len(rows), n, &keys)
+	var last int
+	if len(rows) > 0 {
+		last = rows[len(rows)-1].ID
+	}
+	pg, err := pagination(page, fetched, len(rows), n, &keys, last)
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,11 @@ func (h *Handlers) ListShippingAddresses(ctx context.Context, p oas.ListShipping
 	}
 	n := len(rows)
 	fetched := n
-	pg, err := pagination(page, fetched, len(rows), n, nil)
+	var last int
+	if len(rows) > 0 {
+		last = rows[len(rows)-1].ID
+	}
+	pg, err := pagination(page, fetched, len(rows), n, nil, last)
 	if err != nil {
 		return nil, err
 	}

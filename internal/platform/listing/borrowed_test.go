@@ -69,7 +69,11 @@ func TestBorrowedSortWalk(t *testing.T) {
 				for _, r := range rows {
 					got = append(got, r.ID)
 				}
-				next, err := page.Next(page.HasMore(fetched, len(rows), len(want)), keys.Row(len(rows)-1))
+				var last int
+				if len(rows) > 0 {
+					last = rows[len(rows)-1].ID
+				}
+				next, err := page.Next(page.HasMore(fetched, len(rows), len(want)), page.Last(keys.Row(len(rows)-1), last))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -9,6 +9,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
+	"github.com/google/go-cmp/cmp"
 
 	"larder.dev/larder/internal/platform/problem"
 )
@@ -219,6 +220,46 @@ func TestAfterPredicate(t *testing.T) {
 		_, where, _ := strings.Cut(query, " WHERE ")
 		if where != tc.want {
 			t.Errorf("%s after %v:\n got %s\nwant %s", tc.sort, tc.last, where, tc.want)
+		}
+	}
+}
+
+// A page's statement selects the sort values but the id, which the last
+// row's node carries; Last puts the id back in its place in the order.
+func TestLastPutsTheIDInItsPlace(t *testing.T) {
+	cases := []struct {
+		sort     string
+		selected int
+		values   []any
+		want     []any
+	}{
+		{"", 0, nil, []any{int64(7)}},
+		{"name", 1, []any{"m"}, []any{"m", int64(7)}},
+		{"id:desc,name", 0, nil, []any{int64(7)}},
+		{"active,id,name", 1, []any{true}, []any{true, int64(7)}},
+		{"updated_at:desc,name", 2, []any{"t", "n"}, []any{"t", "n", int64(7)}},
+	}
+	s := sql.Dialect(dialect.Postgres).Select().From(sql.Table("things"))
+	for _, tc := range cases {
+		p, err := NewPage(request(tc.sort, ""), cursorSorts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(p.Values(s)); got != tc.selected {
+			t.Errorf("%q: %d values selected, want %d", tc.sort, got, tc.selected)
+		}
+		if got := p.Last(tc.values, 7); !cmp.Equal(got, tc.want) {
+			t.Errorf("%q: Last = %v, want %v", tc.sort, got, tc.want)
+		}
+	}
+	// Values that are not the row's make no position (no row was read).
+	p, err := NewPage(request("name", ""), cursorSorts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, values := range [][]any{nil, {"a", "b"}} {
+		if got := p.Last(values, 7); got != nil {
+			t.Errorf("Last(%v) = %v, want nil", values, got)
 		}
 	}
 }

@@ -45,6 +45,9 @@ type Page struct {
 type term struct {
 	sort Sort
 	desc bool
+	// id is whether the term is the row's id (the sort named "id"), which
+	// the row's node carries: the page's statement need not select it again.
+	id bool
 }
 
 // Request is what a list was asked: the paging parameters, and what a
@@ -167,14 +170,14 @@ func NewPage(r Request, sorts map[string]Sort) (Page, error) {
 		if !slices.Contains(seen, "id") {
 			// Terms after id cannot change the order, ids being unique;
 			// a cursor's position leaves them out.
-			p.terms = append(p.terms, term{sort: s, desc: dir == "desc"})
+			p.terms = append(p.terms, term{sort: s, desc: dir == "desc", id: name == "id"})
 		}
 		seen = append(seen, name)
 	}
 	if !slices.Contains(seen, "id") {
 		applied = append(applied, "id:asc")
 		p.Order = append(p.Order, orderBy(sorts["id"], false))
-		p.terms = append(p.terms, term{sort: sorts["id"]})
+		p.terms = append(p.terms, term{sort: sorts["id"], id: true})
 	}
 	p.Applied = strings.Join(applied, ",")
 	p.origin = origin{List: r.List, Sort: p.Applied, Account: r.Account}
@@ -219,13 +222,39 @@ func (p Page) Fetch() int {
 // Cursor reports whether the page continues a cursor's walk.
 func (p Page) Cursor() bool { return p.after != nil }
 
-// Values are the expressions of the sort terms' values in a row of s: a
-// page's statement selects them beside its columns, and the last row's make
-// the next cursor.
+// Values are the expressions of the sort terms' values in a row of s, but
+// for the id, which the row's node carries: a page's statement selects them
+// beside its columns, and the last row's, with its id, make the next cursor
+// (Last).
 func (p Page) Values(s *sql.Selector) []sql.Querier {
-	out := make([]sql.Querier, len(p.terms))
-	for i, t := range p.terms {
-		out[i] = t.sort.value(s)
+	out := make([]sql.Querier, 0, len(p.terms))
+	for _, t := range p.terms {
+		if !t.id {
+			out = append(out, t.sort.value(s))
+		}
+	}
+	return out
+}
+
+// Last is the position of a page's last row, for Next: the values of the
+// sort terms, values being those Values selected of the row (as the driver
+// returned them) and id the row's id. It is nil when values are not the
+// row's (no row was read).
+func (p Page) Last(values []any, id int) []any {
+	out := make([]any, 0, len(p.terms))
+	for _, t := range p.terms {
+		if t.id {
+			out = append(out, int64(id))
+			continue
+		}
+		if len(values) == 0 {
+			return nil
+		}
+		out = append(out, values[0])
+		values = values[1:]
+	}
+	if len(values) != 0 {
+		return nil
 	}
 	return out
 }
