@@ -55,6 +55,8 @@ type config struct {
 	workers                 int
 	steady, measure         time.Duration
 	jsonOut, mode           string
+	// only, with -mode failover, runs only the faults whose name has it.
+	only string
 }
 
 func main() {
@@ -70,6 +72,7 @@ func main() {
 	flag.DurationVar(&c.steady, "steady", 10*time.Second, "load between faults")
 	flag.StringVar(&c.jsonOut, "json", "", "also write the report as JSON to this file")
 	flag.StringVar(&c.mode, "mode", "faults", "faults: the faults under load; cost: the throughput and CPU per request of each layout; failover: a Patroni cluster's faults under load (bench/failover.sh)")
+	flag.StringVar(&c.only, "only", "", "with -mode failover: run only the faults whose name contains this (all when empty)")
 	flag.DurationVar(&c.measure, "d", 10*time.Second, "with -mode cost: how long each workload runs on each layout")
 	flag.Parse()
 	if c.dir == "" || c.larder == "" {
@@ -535,6 +538,13 @@ type Fault struct {
 	GapS   float64 `json:"gap_s,omitempty"`
 	FirstS float64 `json:"first_s,omitempty"`
 	Leader string  `json:"leader,omitempty"`
+	// CommitS, with -mode failover, is the time to the end of the longest
+	// stretch without a commit of a probe transaction (one with a
+	// transaction id, so its commit waits for the synchronous standby),
+	// sent straight through HAProxy's leader frontend: unlike an
+	// acknowledged write, which may be the replay of a create that
+	// committed before the fault, it is the cluster committing again.
+	CommitS float64 `json:"commit_s,omitempty"`
 }
 
 func (r *Report) print(w io.Writer) {
