@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-faster/yaml"
 )
@@ -95,6 +96,18 @@ func TestPatroniConfig(t *testing.T) {
 	}
 	if dcs.TTL+dcs.LoopWait >= 30 {
 		t.Errorf("ttl %d + loop_wait %d: a leader that goes silent is replaced in 30 s or more", dcs.TTL, dcs.LoopWait)
+	}
+	// A switchover under 5 s (bench/failover.sh): in strict mode the new
+	// leader commits nothing until a replica streams from it, which waits
+	// for that replica's loop and, after a failed WAL source, for
+	// wal_retrieve_retry_interval (5 s by default, which also held the
+	// candidate's promotion).
+	if dcs.LoopWait > 1 {
+		t.Errorf("loop_wait %d: a replica follows a new leader only at its next loop, and the new leader's commits wait for it", dcs.LoopWait)
+	}
+	if d, err := time.ParseDuration(dcs.PostgreSQL.Parameters["wal_retrieve_retry_interval"]); err != nil || d > time.Second {
+		t.Errorf("wal_retrieve_retry_interval %q: a standby whose leader stopped waits that long to promote or to stream from the new one",
+			dcs.PostgreSQL.Parameters["wal_retrieve_retry_interval"])
 	}
 	checksums := false
 	for _, o := range c.Bootstrap.InitDB {

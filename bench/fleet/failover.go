@@ -454,75 +454,6 @@ func signalAll(pids []int, sig syscall.Signal) {
 	}
 }
 
-// commitProbe commits one small transaction after another through the
-// leader frontend, and remembers when each began and committed.
-type commitProbe struct {
-	mu      sync.Mutex
-	commits [][2]time.Time
-}
-
-// run probes until ctx ends: each transaction takes a transaction id
-// (pg_current_xact_id), so its commit waits for the synchronous standby in
-// strict mode; a failed one is tried again 50 ms later on a new connection.
-func (p *commitProbe) run(ctx context.Context, port int) {
-	url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=2", port)
-	for ctx.Err() == nil {
-		began := time.Now()
-		err := func() error {
-			db, err := sql.Open("postgres", url)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			db.SetMaxOpenConns(1)
-			for ctx.Err() == nil {
-				began = time.Now()
-				c, cancel := context.WithTimeout(ctx, 60*time.Second)
-				tx, err := db.BeginTx(c, nil)
-				if err == nil {
-					if _, err = tx.ExecContext(c, "SELECT pg_current_xact_id()"); err == nil {
-						err = tx.Commit()
-					} else {
-						_ = tx.Rollback()
-					}
-				}
-				cancel()
-				if err != nil {
-					return err
-				}
-				p.mu.Lock()
-				p.commits = append(p.commits, [2]time.Time{began, time.Now()})
-				p.mu.Unlock()
-				time.Sleep(50 * time.Millisecond)
-			}
-			return nil
-		}()
-		if err != nil {
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-}
-
-// resumed is the end of the longest stretch between from and to without a
-// probe commit: when the cluster commits again after the fault (a probe
-// that waited for the synchronous standby commits then).
-func (p *commitProbe) resumed(from, to time.Time) time.Time {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	prev, gap, end := from, time.Duration(0), from
-	for _, c := range p.commits {
-		w := c[1]
-		if !w.After(from) || w.After(to) {
-			continue
-		}
-		if d := w.Sub(prev); d > gap {
-			gap, end = d, w
-		}
-		prev = w
-	}
-	return end
-}
-
 // maxGap is the longest time without an acknowledged write between from
 // and to, and the write that ended it.
 func (l *load) maxGap(from, to time.Time) (time.Duration, time.Time) {
@@ -676,9 +607,6 @@ func (f *fleet) failoverRun() (*Report, error) {
 		wg.Add(1)
 		go func() { defer wg.Done(); l.work(ctx, w) }()
 	}
-	probe := &commitProbe{}
-	wg.Add(1)
-	go func() { defer wg.Done(); probe.run(ctx, f.pg) }()
 	fail := func(err error) (*Report, error) {
 		stop()
 		wg.Wait()
@@ -727,9 +655,8 @@ func (f *fleet) failoverRun() (*Report, error) {
 		}
 		fl := Fault{Name: ft.name, FirstS: done.Sub(oc.began).Seconds(), RecoverS: resumed.Sub(oc.began).Seconds(), GapS: gap.Seconds(),
 			Leader: ln + " -> " + after}
-		fl.CommitS = probe.resumed(oc.began, whole).Sub(oc.began).Seconds()
-		_ = appendFile(f.path("faults.log"), fmt.Sprintf("%s whole again: leader %s; first write after %.2f s, writes again after %.2f s, longest gap %.2f s, probe commits again after %.2f s\n",
-			whole.UTC().Format("15:04:05.000"), after, fl.FirstS, fl.RecoverS, fl.GapS, fl.CommitS))
+		_ = appendFile(f.path("faults.log"), fmt.Sprintf("%s whole again: leader %s; first write after %.2f s, writes again after %.2f s, longest gap %.2f s\n",
+			whole.UTC().Format("15:04:05.000"), after, fl.FirstS, fl.RecoverS, fl.GapS))
 		time.Sleep(f.c.steady)
 		fl.Unavailable = int(l.unavailable.Load() - before)
 		rep.Faults = append(rep.Faults, fl)
@@ -789,14 +716,14 @@ func (r *Report) printFailover(w io.Writer) {
 			goal = 5
 		}
 		met := "goal met"
-		if fl.RecoverS >= goal || fl.CommitS >= goal {
+		if fl.RecoverS >= goal {
 			met = "GOAL MISSED"
 		}
 		if strings.Contains(fl.Name, "etcd") {
 			met += ", the outage included"
 		}
-		fmt.Fprintf(w, "fault %-40s writes again after %6.2f s (goal %2.0f s: %s; longest gap %6.2f s; first write after %5.2f s; probe commits again after %5.2f s), %4d answers 503, leader %s\n",
-			fl.Name, fl.RecoverS, goal, met, fl.GapS, fl.FirstS, fl.CommitS, fl.Unavailable, fl.Leader)
+		fmt.Fprintf(w, "fault %-40s writes again after %6.2f s (goal %2.0f s: %s; longest gap %6.2f s; first write after %5.2f s), %4d answers 503, leader %s\n",
+			fl.Name, fl.RecoverS, goal, met, fl.GapS, fl.FirstS, fl.Unavailable, fl.Leader)
 	}
 	fmt.Fprintf(w, "events during the load: %d; every one delivered %.1f s after the last fault\n", r.Events, r.DrainS)
 	fmt.Fprintf(w, "MUST BE 0: lost acknowledged writes %d, duplicated acknowledged writes %d, undelivered events %d, unexpected answers %d (503 without Retry-After %d, no answer %d)\n",

@@ -538,13 +538,6 @@ type Fault struct {
 	GapS   float64 `json:"gap_s,omitempty"`
 	FirstS float64 `json:"first_s,omitempty"`
 	Leader string  `json:"leader,omitempty"`
-	// CommitS, with -mode failover, is the time to the end of the longest
-	// stretch without a commit of a probe transaction (one with a
-	// transaction id, so its commit waits for the synchronous standby),
-	// sent straight through HAProxy's leader frontend: unlike an
-	// acknowledged write, which may be the replay of a create that
-	// committed before the fault, it is the cluster committing again.
-	CommitS float64 `json:"commit_s,omitempty"`
 }
 
 func (r *Report) print(w io.Writer) {
