@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-faster/yaml"
 )
@@ -95,6 +96,18 @@ func TestPatroniConfig(t *testing.T) {
 	}
 	if dcs.TTL+dcs.LoopWait >= 30 {
 		t.Errorf("ttl %d + loop_wait %d: a leader that goes silent is replaced in 30 s or more", dcs.TTL, dcs.LoopWait)
+	}
+	// A switchover under 5 s (bench/failover.sh): in strict mode the new
+	// leader commits nothing until a replica streams from it, which waits
+	// for that replica's loop and, after a failed WAL source, for
+	// wal_retrieve_retry_interval (5 s by default, which also held the
+	// candidate's promotion).
+	if dcs.LoopWait > 1 {
+		t.Errorf("loop_wait %d: a replica follows a new leader only at its next loop, and the new leader's commits wait for it", dcs.LoopWait)
+	}
+	if d, err := time.ParseDuration(dcs.PostgreSQL.Parameters["wal_retrieve_retry_interval"]); err != nil || d > time.Second {
+		t.Errorf("wal_retrieve_retry_interval %q: a standby whose leader stopped waits that long to promote or to stream from the new one",
+			dcs.PostgreSQL.Parameters["wal_retrieve_retry_interval"])
 	}
 	checksums := false
 	for _, o := range c.Bootstrap.InitDB {
@@ -221,6 +234,14 @@ func TestPatroniHAProxyConfig(t *testing.T) {
 		if !strings.Contains(ds, "on-marked-down shutdown-sessions") {
 			t.Errorf("%s: a node marked down keeps its connections (%q)", name, ds)
 		}
+		if name == "postgres_leader" {
+			// A switchover stops the former leader's PostgreSQL while its
+			// Patroni, busy demoting it, answers its checks late: the first
+			// refused connection takes it out, and goes to another node.
+			if !strings.Contains(ds, "observe layer4 error-limit 1 on-error mark-down") || !contains(l.lines, "option redispatch 1") {
+				t.Errorf("%s: a refused connection does not take the node out at once and go elsewhere (%q)", name, ds)
+			}
+		}
 		if len(l.servers) != 3 {
 			t.Fatalf("%s: %d servers, want the three nodes", name, len(l.servers))
 		}
@@ -256,7 +277,7 @@ func TestPatroniHAProxyConfig(t *testing.T) {
 	}
 	// PgBouncer tries the leader again soon after a failed login, not
 	// after its default 15 s, longer than a failover.
-	if retry := cfg["pgbouncer"]["server_login_retry"]; retry == "" || atoi(t, "server_login_retry", retry) > 2 {
+	if retry := cfg["pgbouncer"]["server_login_retry"]; retry == "" || seconds(t, "server_login_retry", retry) > 1 {
 		t.Errorf("pgbouncer.ini server_login_retry %q: PgBouncer would refuse clients long after the new leader is in", retry)
 	}
 	worker := readEnv(t, "webhook-worker.env.example").set
@@ -273,6 +294,16 @@ func TestPatroniHAProxyConfig(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Configuration file is valid") || strings.Contains(string(out), "WARNING") {
 		t.Fatalf("haproxy -c: %v\n%s", err, out)
 	}
+}
+
+// seconds parses a PgBouncer time setting: seconds, fractions allowed.
+func seconds(t *testing.T, name, v string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		t.Fatalf("%s %q: %v", name, v, err)
+	}
+	return f
 }
 
 // etcd's members are the hosts Patroni asks, three of them, each

@@ -48,10 +48,10 @@ type gate struct {
 	// snapshot gives the reads of a context one view of the database
 	// (store.Store.Snapshot).
 	snapshot func(context.Context) (context.Context, func())
-	// replica, when set, answers the reads of GETs whose account it has
-	// caught up with (store.Replica.Serves); the key is read on the primary
-	// first.
-	replica *store.Replica
+	// replicas, when set, answer the reads of GETs whose account one of
+	// them has caught up with (store.Replicas.Pick); the key is read on the
+	// primary first.
+	replicas *store.Replicas
 }
 
 // wrap is the gate as a layer around next, the API's router.
@@ -110,7 +110,7 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 }
 
 // replicaReady reports whether a replica may answer reads now.
-func (g *gate) replicaReady() bool { return g.replica != nil && g.replica.Ready(time.Now()) }
+func (g *gate) replicaReady() bool { return g.replicas != nil && g.replicas.Ready(time.Now()) }
 
 // admit serves the request of an authenticated key: the account's budget in
 // X-RateLimit-* (429 past it), Sunset for a rotated key, and the viewer for
@@ -119,9 +119,10 @@ func (g *gate) replicaReady() bool { return g.replica != nil && g.replica.Ready(
 // for the first pass of a trusted request, whose key's check rides on its
 // reads: those stay on the primary.
 //
-// With a replica, the reads of a GET or HEAD go there when it has caught
-// up with the account's writes in this process (store.Replica.Serves);
-// every other request is recorded as a write of the account while it runs.
+// With replicas, the reads of a GET or HEAD go to one that has caught up
+// with the account's writes in this process, in turn among those that have
+// (store.Replicas.Pick), else to the primary; every other request is
+// recorded as a write of the account while it runs.
 func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, key *auth.Key, now time.Time, counted, carried bool) {
 	ctx := r.Context()
 	v, res := key.Viewer, key.Budget
@@ -155,13 +156,15 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		x.gateAdmitted(v, q)
 	}
 	read := r.Method == http.MethodGet || r.Method == http.MethodHead
-	if g.replica != nil {
+	if g.replicas != nil {
 		switch {
 		case !read:
-			done := g.replica.Writing(v.AccountID)
+			done := g.replicas.Writing(v.AccountID)
 			defer done()
-		case !carried && g.replica.Serves(v.AccountID, time.Now()):
-			r = r.WithContext(g.replica.Route(r.Context()))
+		case !carried:
+			if rep := g.replicas.Pick(v.AccountID, time.Now()); rep != nil {
+				r = r.WithContext(rep.Route(r.Context()))
+			}
 		}
 	}
 	if v.Environment == policy.Test && read {

@@ -38,10 +38,10 @@ func live(w http.ResponseWriter, _ *http.Request) {
 // primary demoted by a failover: pg_is_in_recovery(), or
 // transaction_read_only) is no leader, and a load balancer should send this
 // process no traffic until it reaches one again; the check is the one
-// statement that also proves the database answers. A replica's state is
-// reported beside it (replica), and does not make the process unready: its
-// reads then go to the primary.
-func ready(st *store.Store, replica *store.Replica) http.HandlerFunc {
+// statement that also proves the database answers. The replicas' states
+// are reported beside it (replicas, in the order configured), and do not
+// make the process unready: their reads then go to the primary.
+func ready(st *store.Store, replicas *store.Replicas) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
@@ -75,9 +75,13 @@ func ready(st *store.Store, replica *store.Replica) http.HandlerFunc {
 			fail("%d migration(s) not applied yet: %s; run larder migrate.", len(pending), strings.Join(pending, ", "))
 		default:
 			status := map[string]any{"status": "ready", "database": st.Dialect}
-			if replica != nil {
+			if replicas != nil {
 				now := time.Now()
-				status["replica"] = map[string]any{"serving": replica.Ready(now), "lag_seconds": replica.Lag(now).Seconds()}
+				list := make([]map[string]any, 0, len(replicas.List()))
+				for _, r := range replicas.List() {
+					list = append(list, map[string]any{"serving": r.Ready(now), "lag_seconds": r.Lag(now).Seconds()})
+				}
+				status["replicas"] = list
 			}
 			writeStatus(w, status)
 		}

@@ -57,7 +57,7 @@ func TestReplicaReads(t *testing.T) {
 	replica := store.NewReplica(st, rst, store.ReplicaOptions{MaxLag: maxLag, Measure: pos.measure, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	cfg := config.Defaults()
 	cfg.AuthFailLimit = 1 << 20
-	srv, err := handlers.New(st, handlers.Options{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Replica: replica})
+	srv, err := handlers.New(st, handlers.Options{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Replicas: store.JoinReplicas(replica)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,9 +101,9 @@ func TestReplicaReads(t *testing.T) {
 	served("lag past the bound", "primary", a.key)
 	served("lag past the bound, test key", "primary", testKey)
 	code, body, _ := getStatus(t, hs.URL+handlers.ReadyPath)
-	rep, _ := body["replica"].(map[string]any)
-	if code != 200 || rep == nil || rep["serving"] != false {
-		t.Errorf("/readyz with a lagging replica: %d %v, want 200 with replica.serving false", code, body)
+	reps, _ := body["replicas"].([]any)
+	if rep, _ := firstOf(reps).(map[string]any); code != 200 || len(reps) != 1 || rep["serving"] != false {
+		t.Errorf("/readyz with a lagging replica: %d %v, want 200 with replicas[0].serving false", code, body)
 	}
 	pos.set(300, 300)
 	_ = replica.Poll(ctx)
@@ -112,4 +112,135 @@ func TestReplicaReads(t *testing.T) {
 	// A replica that yields no connection is left at once for the primary.
 	rst.Close()
 	served("the replica closed", "primary", a.key)
+}
+
+func firstOf(l []any) any {
+	if len(l) == 0 {
+		return nil
+	}
+	return l[0]
+}
+
+// openStandIn is a second database standing in for a replica (the schema,
+// none of the primary's rows), measured by the returned positions, with no
+// idle connection kept: every read it serves closes its connection, which
+// its pool counts (reads).
+func openStandIn(t *testing.T, st *store.Store, name string, maxLag time.Duration) (*store.Replica, *store.Store, *standIn) {
+	t.Helper()
+	ctx := context.Background()
+	rst := dbtest.OpenURL(t, dbtest.Scratch(t, name))
+	if _, err := migrate.Apply(ctx, rst.DB, rst.Dialect, func(ctx context.Context) error { return seed.Shared(ctx, rst.Client) }); err != nil {
+		t.Fatal(err)
+	}
+	rst.DB.SetMaxIdleConns(0)
+	pos := &standIn{}
+	return store.NewReplica(st, rst, store.ReplicaOptions{MaxLag: maxLag, Measure: pos.measure, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}), rst, pos
+}
+
+// reads is how many reads a stand-in served (each closed its connection).
+func reads(rst *store.Store) int64 { return rst.DB.Stats().MaxIdleClosed }
+
+// docs/scaling.md, "Several replicas": with two replicas, GETs are spread
+// over those that serve the account; one lagging gets none; an account's
+// write keeps its reads off each replica until that one has replayed it;
+// a replica that fails a read leaves it to the primary and the others.
+func TestReplicaReadsOverTwo(t *testing.T) {
+	t.Parallel()
+	postgresOnly(t, "replicas are PostgreSQL's")
+	ctx := context.Background()
+	st := dbtest.Open(t, dbtest.Postgres)
+	// The positions are measured before each request, as Run would, so
+	// that a slow request on a busy machine does not age a horizon past
+	// the bound.
+	const maxLag = time.Second
+	r1, rst1, pos1 := openStandIn(t, st, "replica1", maxLag)
+	r2, rst2, pos2 := openStandIn(t, st, "replica2", maxLag)
+	cfg := config.Defaults()
+	cfg.AuthFailLimit = 1 << 20
+	srv, err := handlers.New(st, handlers.Options{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Replicas: store.JoinReplicas(r1, r2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	org := dbtest.NewOrg(t, st, "")
+	a := &api{t: t, st: st, url: hs.URL, srv: srv, clock: &clock{t: time.Now()}, org: org, fast: cfg.FastPath}
+	a.key = org.Key(t, policy.Live, "all")
+	const tags = "/v1/tags?ref_type=PRODUCT"
+	measured := []*store.Replica{r1, r2}
+	// get reads the list n times, each after a measure of the replicas,
+	// and counts where each went: the primary (its rows, and no read on a
+	// replica) or the replica whose pool served reads (an empty list).
+	get := func(step string, n int, want1, want2, wantPrimary int) {
+		t.Helper()
+		var got [3]int
+		for range n {
+			for _, r := range measured {
+				_ = r.Poll(ctx)
+			}
+			before1, before2 := reads(rst1), reads(rst2)
+			full := len(a.do("GET", tags, a.key, nil).want(200).List()) > 0
+			on1, on2 := reads(rst1) > before1, reads(rst2) > before2
+			switch {
+			case full && !on1 && !on2:
+				got[2]++
+			case !full && on1 && !on2:
+				got[0]++
+			case !full && on2 && !on1:
+				got[1]++
+			default:
+				t.Errorf("%s: a list of %v rows, reads on the first replica %v, on the second %v", step, full, on1, on2)
+			}
+		}
+		if got != [3]int{want1, want2, wantPrimary} {
+			t.Errorf("%s: %d lists from the first replica, %d from the second, %d from the primary; want %d, %d, %d",
+				step, got[0], got[1], got[2], want1, want2, wantPrimary)
+		}
+	}
+	a.post("/v1/tags", map[string]any{"name": "First", "ref_type": "PRODUCT"}).want(201)
+	measured = nil
+	get("never measured", 4, 0, 0, 4)
+	measured = []*store.Replica{r1, r2}
+
+	pos1.set(100, 100)
+	pos2.set(100, 100)
+	get("both caught up", 10, 5, 5, 0)
+
+	// The account writes: the primary's position moves past 100.
+	pos1.set(200, 100)
+	pos2.set(200, 100)
+	a.post("/v1/tags", map[string]any{"name": "Second", "ref_type": "PRODUCT"}).want(201)
+	get("the account's write replayed by neither", 4, 0, 0, 4)
+	pos2.set(200, 200)
+	get("the write replayed by the second only", 4, 0, 4, 0)
+	pos1.set(200, 200)
+	get("the write replayed by both", 6, 3, 3, 0)
+
+	pos1.set(300, 200) // the first stops replaying
+	pos2.set(300, 300)
+	_ = r1.Poll(ctx) // the primary's position 300 at this instant
+	time.Sleep(maxLag + 100*time.Millisecond)
+	get("the first past the bound", 6, 0, 6, 0)
+	_ = r1.Poll(ctx)
+	_ = r2.Poll(ctx)
+	code, body, _ := getStatus(t, hs.URL+handlers.ReadyPath)
+	reps, _ := body["replicas"].([]any)
+	var serving []any
+	for _, r := range reps {
+		if m, ok := r.(map[string]any); ok {
+			serving = append(serving, m["serving"])
+		}
+	}
+	if code != 200 || len(serving) != 2 || serving[0] != false || serving[1] != true {
+		t.Errorf("/readyz with the first replica lagging: %d %v, want 200 with replicas' serving false, true", code, body)
+	}
+
+	pos1.set(300, 300)
+	get("both caught up again", 4, 2, 2, 0)
+	// The first yields no connection: its turn goes to the primary once,
+	// then it is out of rotation (until its next measure, which the test
+	// leaves out) and the second serves.
+	rst1.Close()
+	measured = []*store.Replica{r2}
+	get("the first replica closed", 6, 0, 5, 1)
 }

@@ -69,9 +69,9 @@ type Options struct {
 	// Deprecations are what answers announce as deprecated; nil reads them
 	// from the served description (openapi.Document).
 	Deprecations *deprecation.Table
-	// Replica, when set, answers the reads of GETs it has caught up with
-	// (store.Replica); its caller runs it (Replica.Run).
-	Replica *store.Replica
+	// Replicas, when set, answer the reads of GETs one of them has caught
+	// up with (store.Replicas); its caller runs them (Replicas.Run).
+	Replicas *store.Replicas
 }
 
 // New assembles the API: request id, tracing span, access log and panic
@@ -141,7 +141,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 		rl = &requestLog{w: o.RequestLog, trusted: trusted}
 		m.RequestLog(o.RequestLog.Written, o.RequestLog.Dropped)
 	}
-	g := &gate{authn: authn, limiter: limiter, authFailLimit: cfg.AuthFailLimit, trusted: trusted, now: now, h: h, metrics: m, snapshot: st.Snapshot, replica: o.Replica}
+	g := &gate{authn: authn, limiter: limiter, authFailLimit: cfg.AuthFailLimit, trusted: trusted, now: now, h: h, metrics: m, snapshot: st.Snapshot, replicas: o.Replicas}
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+openapiPath, func(w http.ResponseWriter, r *http.Request) {
@@ -155,7 +155,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 		mux.Handle("GET "+metrics.Path, bearer(cfg.MetricsToken, m.Handler()))
 	}
 	mux.HandleFunc("GET "+LivePath, live)
-	mux.HandleFunc("GET "+ReadyPath, ready(st, o.Replica))
+	mux.HandleFunc("GET "+ReadyPath, ready(st, o.Replicas))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(r.Context(), w, notFound(r))
 	})

@@ -55,6 +55,8 @@ type config struct {
 	workers                 int
 	steady, measure         time.Duration
 	jsonOut, mode           string
+	// only, with -mode failover, runs only the faults whose name has it.
+	only string
 }
 
 func main() {
@@ -70,6 +72,7 @@ func main() {
 	flag.DurationVar(&c.steady, "steady", 10*time.Second, "load between faults")
 	flag.StringVar(&c.jsonOut, "json", "", "also write the report as JSON to this file")
 	flag.StringVar(&c.mode, "mode", "faults", "faults: the faults under load; cost: the throughput and CPU per request of each layout; failover: a Patroni cluster's faults under load (bench/failover.sh)")
+	flag.StringVar(&c.only, "only", "", "with -mode failover: run only the faults whose name contains this (all when empty)")
 	flag.DurationVar(&c.measure, "d", 10*time.Second, "with -mode cost: how long each workload runs on each layout")
 	flag.Parse()
 	if c.dir == "" || c.larder == "" {

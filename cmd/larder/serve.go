@@ -92,14 +92,14 @@ func serveAPI(ctx context.Context, e *env, demo bool) error {
 	tuneForServing(e.cfg)
 	requests, stopRequestLog := startRequestLog(ctx, e, st)
 	defer stopRequestLog()
-	replica, err := openReplica(ctx, e, st)
+	replicas, err := openReplicas(ctx, e, st)
 	if err != nil {
 		return err
 	}
-	if replica != nil {
-		defer replica.Close()
+	if replicas != nil {
+		defer replicas.Close()
 	}
-	srv, err := handlers.New(st, handlers.Options{Config: e.cfg, Log: e.log, AccessLines: e.accessLines, RequestLog: requests, Replica: replica})
+	srv, err := handlers.New(st, handlers.Options{Config: e.cfg, Log: e.log, AccessLines: e.accessLines, RequestLog: requests, Replicas: replicas})
 	if err != nil {
 		return err
 	}
@@ -260,18 +260,28 @@ func debugServer(ctx context.Context, e *env, addr string) {
 	}
 }
 
-// openReplica opens the read replica of --replica-database, measured until
-// ctx ends, or returns nil without one.
-func openReplica(ctx context.Context, e *env, st *store.Store) (*store.Replica, error) {
-	if e.cfg.ReplicaDatabase == "" {
+// openReplicas opens the read replicas of --replica-database, each
+// measured on its own until ctx ends, or returns nil without one. Each logs
+// its changes of state with its URL (redacted).
+func openReplicas(ctx context.Context, e *env, st *store.Store) (*store.Replicas, error) {
+	urls := e.cfg.Replicas()
+	if len(urls) == 0 {
 		return nil, nil
 	}
 	o := store.Options{MaxConns: e.cfg.MaxConns, Statements: e.cfg.Statements, Snapshots: restapi.Snapshots{}, Fast: e.cfg.FastPath}
-	r, err := store.OpenReplica(ctx, st, e.cfg.ReplicaDatabase, o, store.ReplicaOptions{MaxLag: e.cfg.ReplicaMaxLag, Log: e.log})
-	if err != nil {
-		return nil, err
+	var rs []*store.Replica
+	for _, u := range urls {
+		r, err := store.OpenReplica(ctx, st, u, o, store.ReplicaOptions{MaxLag: e.cfg.ReplicaMaxLag, Log: e.log.With("replica", redact(u))})
+		if err != nil {
+			for _, open := range rs {
+				_ = open.Close()
+			}
+			return nil, fmt.Errorf("%s: %w", redact(u), err)
+		}
+		rs = append(rs, r)
+		e.log.Info("reads on a replica", "replica", redact(u), "max_lag", e.cfg.ReplicaMaxLag.String())
 	}
-	go r.Run(ctx)
-	e.log.Info("reads on a replica", "replica", redact(e.cfg.ReplicaDatabase), "max_lag", e.cfg.ReplicaMaxLag.String())
-	return r, nil
+	set := store.JoinReplicas(rs...)
+	go set.Run(ctx)
+	return set, nil
 }

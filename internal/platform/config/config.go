@@ -35,9 +35,10 @@ type Config struct {
 	MaxInFlight int
 	// MaxConns bounds database connections; 0 picks a default (--db-max-conns, LARDER_DB_MAX_CONNS).
 	MaxConns int
-	// ReplicaDatabase, when set, is a PostgreSQL streaming replica of
-	// Database that answers the API's reads it may (--replica-database,
-	// LARDER_REPLICA_DATABASE_URL; store.Replica).
+	// ReplicaDatabase, when set, lists PostgreSQL streaming replicas of
+	// Database, comma-separated, that answer the API's reads they may
+	// (--replica-database, repeated or a list; LARDER_REPLICA_DATABASE_URL;
+	// store.Replicas); see Replicas.
 	ReplicaDatabase string
 	// ReplicaMaxLag is the replay lag past which the replica's reads go to
 	// the primary (--replica-max-lag, LARDER_REPLICA_MAX_LAG).
@@ -224,6 +225,22 @@ func str(p *string) func(*flag.FlagSet, string, string) {
 
 func setStr(p *string) func(string) error { return func(v string) error { *p = v; return nil } }
 
+// strList binds a comma-separated list whose flag may be repeated: the
+// first use replaces the value of the environment, each further one adds
+// to it.
+func strList(p *string) func(*flag.FlagSet, string, string) {
+	return func(fs *flag.FlagSet, n, h string) {
+		set := false
+		fs.Func(n, h, func(v string) error {
+			if set && *p != "" {
+				v = *p + "," + v
+			}
+			*p, set = v, true
+			return nil
+		})
+	}
+}
+
 func num(p *int) func(*flag.FlagSet, string, string) {
 	return func(fs *flag.FlagSet, n, h string) { fs.IntVar(p, n, *p, h) }
 }
@@ -279,7 +296,7 @@ func (c *Config) options() map[string]option {
 		"metrics-addr":          {"metrics-addr", "LARDER_METRICS_ADDR", "serve the Prometheus metrics (/metrics) on this address, apart from the API (off: nowhere)", str(&c.MetricsAddr), setStr(&c.MetricsAddr)},
 		"metrics-token":         {"metrics-token", "LARDER_METRICS_TOKEN", "also serve /metrics on the API's address to requests with Authorization: Bearer TOKEN", str(&c.MetricsToken), setStr(&c.MetricsToken)},
 		"debug-addr":            {"debug-addr", "LARDER_DEBUG_ADDR", "serve net/http/pprof on this address (off when empty; keep it private)", str(&c.DebugAddr), setStr(&c.DebugAddr)},
-		"replica-database":      {"replica-database", "LARDER_REPLICA_DATABASE_URL", "PostgreSQL streaming replica (postgres://…) that answers the API's reads when it has caught up", str(&c.ReplicaDatabase), setStr(&c.ReplicaDatabase)},
+		"replica-database":      {"replica-database", "LARDER_REPLICA_DATABASE_URL", "PostgreSQL streaming replica (postgres://…) that answers the API's reads when it has caught up; repeat the flag or separate URLs by commas for several", strList(&c.ReplicaDatabase), setStr(&c.ReplicaDatabase)},
 		"replica-max-lag":       {"replica-max-lag", "LARDER_REPLICA_MAX_LAG", "replay lag past which the replica's reads go to the primary", dur(&c.ReplicaMaxLag), setDur(&c.ReplicaMaxLag)},
 		"db-statements":         {"db-statements", "LARDER_DB_STATEMENTS", "prepared statements kept (0: none, for poolers without prepared statements)", num(&c.Statements), setNum(&c.Statements)},
 		"fast-path":             {"fast-path", fastpath.Env, "speed mechanisms: true, false (the plain path) or a list such as -compiled-reads,-trusted-keys", fast(&c.FastPath), setFast(&c.FastPath)},
@@ -339,9 +356,12 @@ func (c *Config) Validate() error {
 	if c.MaxConns < 0 {
 		errs = append(errs, "db-max-conns cannot be negative")
 	}
-	if c.ReplicaDatabase != "" {
-		if !strings.HasPrefix(c.ReplicaDatabase, "postgres://") && !strings.HasPrefix(c.ReplicaDatabase, "postgresql://") {
-			errs = append(errs, "replica-database must be postgres://… or postgresql://…")
+	if rs := c.Replicas(); len(rs) > 0 {
+		for _, r := range rs {
+			if !strings.HasPrefix(r, "postgres://") && !strings.HasPrefix(r, "postgresql://") {
+				errs = append(errs, "replica-database must be postgres://… or postgresql://… (each of a list)")
+				break
+			}
 		}
 		if strings.HasPrefix(c.Database, "sqlite://") {
 			errs = append(errs, "replica-database needs a PostgreSQL database (SQLite has no replicas)")
@@ -389,6 +409,18 @@ func (c *Config) MetricsListen() string {
 		return ""
 	}
 	return c.MetricsAddr
+}
+
+// Replicas are the URLs of ReplicaDatabase: comma-separated, blanks around
+// them and empty entries ignored. A comma inside a URL is written %2C.
+func (c *Config) Replicas() []string {
+	var out []string
+	for _, raw := range strings.Split(c.ReplicaDatabase, ",") {
+		if s := strings.TrimSpace(raw); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Proxies parses TrustedProxies: each entry an IP address (a proxy) or a CIDR

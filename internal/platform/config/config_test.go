@@ -163,3 +163,46 @@ func TestMetricsDefaults(t *testing.T) {
 		}
 	}
 }
+
+// --replica-database takes several replicas: a comma-separated list, in
+// LARDER_REPLICA_DATABASE_URL or the flag, and the flag repeated; the first
+// flag replaces the variable's list, the next ones add to it. Each entry
+// must be a PostgreSQL URL.
+func TestReplicaList(t *testing.T) {
+	const a, b, c = "postgres://r1:5432/x", "postgres://r2:5432/x", "postgresql://r3/x?sslmode=disable"
+	t.Setenv("LARDER_REPLICA_DATABASE_URL", a+", "+b+",")
+	bind := func(args ...string) Config {
+		t.Helper()
+		cfg := Defaults()
+		cfg.Database = "postgres://p/x"
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		if err := cfg.Bind(fs, Server); err != nil {
+			t.Fatal(err)
+		}
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{a, b}},
+		{[]string{"--replica-database", c}, []string{c}},
+		{[]string{"--replica-database", c, "--replica-database", a + "," + b}, []string{c, a, b}},
+	} {
+		cfg := bind(tc.args...)
+		if got := cfg.Replicas(); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%v: replicas %q, want %q", tc.args, got, tc.want)
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%v: %v", tc.args, err)
+		}
+	}
+	cfg := bind("--replica-database", c, "--replica-database", "sqlite://r.db")
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "replica-database must be postgres://") {
+		t.Fatalf("a list with an SQLite URL was accepted: %v", err)
+	}
+}

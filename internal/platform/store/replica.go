@@ -46,8 +46,10 @@ type Replica struct {
 	horizon time.Time
 	// samples are the primary's positions not yet replayed, oldest first.
 	samples []sample
-	writes  map[int]*accountWrites
 	failing bool
+	// writes are the account writes of this process, shared by every
+	// replica of a Replicas.
+	writes *writeRecord
 }
 
 // ReplicaOptions tune a Replica.
@@ -75,6 +77,66 @@ type sample struct {
 type accountWrites struct {
 	running int
 	last    time.Time
+}
+
+// writeRecord holds the writes of each account in this process. One record
+// serves every replica of the process: which writes a replica must have
+// replayed does not depend on the replica.
+type writeRecord struct {
+	mu sync.Mutex
+	m  map[int]*accountWrites
+	// keep is the greatest MaxLag of the replicas that read the record: a
+	// write that ended longer ago than keep is on every replica that serves
+	// at all, and its entry goes.
+	keep time.Duration
+}
+
+func newWriteRecord(keep time.Duration) *writeRecord {
+	return &writeRecord{m: map[int]*accountWrites{}, keep: keep}
+}
+
+// writing records that a write of account begins; done records its end.
+func (w *writeRecord) writing(account int) (done func()) {
+	w.mu.Lock()
+	a := w.m[account]
+	if a == nil {
+		a = &accountWrites{}
+		w.m[account] = a
+	}
+	a.running++
+	w.mu.Unlock()
+	return func() {
+		end := time.Now()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		a.running--
+		if end.After(a.last) {
+			a.last = end
+		}
+		w.m[account] = a
+	}
+}
+
+// replayed reports whether a replica whose horizon is horizon has every
+// write of account (none running).
+func (w *writeRecord) replayed(account int, horizon time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	a, ok := w.m[account]
+	return !ok || (a.running == 0 && a.last.Before(horizon))
+}
+
+// prune forgets the accounts whose last write ended more than keep before
+// now, none running: a replica that serves at all (its horizon at most its
+// MaxLag, at most keep, old) has replayed them.
+func (w *writeRecord) prune(now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for account, a := range w.m {
+		if a.running == 0 && now.Sub(a.last) > w.keep {
+			delete(w.m, account)
+		}
+	}
 }
 
 // maxSamples bounds the positions kept while a replica does not replay
@@ -112,7 +174,7 @@ func NewReplica(primary, st *Store, ro ReplicaOptions) *Replica {
 	if ro.Log == nil {
 		ro.Log = slog.Default()
 	}
-	r := &Replica{Store: st, primary: primary, o: ro, writes: map[int]*accountWrites{}}
+	r := &Replica{Store: st, primary: primary, o: ro, writes: newWriteRecord(ro.MaxLag)}
 	if r.o.Measure == nil {
 		r.o.Measure = r.measure
 	}
@@ -172,11 +234,7 @@ func (r *Replica) Poll(ctx context.Context) error {
 		}
 		r.samples = append(r.samples[:0], r.samples[n:]...)
 	}
-	for account, w := range r.writes {
-		if w.running == 0 && w.last.Before(r.horizon) {
-			delete(r.writes, account)
-		}
-	}
+	r.writes.prune(at)
 	return nil
 }
 
@@ -229,32 +287,13 @@ func (r *Replica) Serves(account int, now time.Time) bool {
 	if !r.fresh(now) {
 		return false
 	}
-	w, ok := r.writes[account]
-	return !ok || (w.running == 0 && w.last.Before(r.horizon))
+	return r.writes.replayed(account, r.horizon)
 }
 
 // Writing records that a write of account begins; done records its end,
-// after its commit (or failure) and before its answer leaves.
-func (r *Replica) Writing(account int) (done func()) {
-	r.mu.Lock()
-	w := r.writes[account]
-	if w == nil {
-		w = &accountWrites{}
-		r.writes[account] = w
-	}
-	w.running++
-	r.mu.Unlock()
-	return func() {
-		end := time.Now()
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		w.running--
-		if end.After(w.last) {
-			w.last = end
-		}
-		r.writes[account] = w
-	}
-}
+// after its commit (or failure) and before its answer leaves. The record is
+// the one of every replica of r's Replicas.
+func (r *Replica) Writing(account int) (done func()) { return r.writes.writing(account) }
 
 // unusable takes the replica out of rotation until its next measure, after
 // a query on it failed for want of a connection.
