@@ -12,6 +12,7 @@ import (
 	"larder.dev/larder/handlers"
 	"larder.dev/larder/internal/identity/people"
 	"larder.dev/larder/internal/identity/ratelimit"
+	"larder.dev/larder/internal/platform/config"
 	"larder.dev/larder/internal/platform/store"
 )
 
@@ -51,10 +52,10 @@ func startConsole(e *env, st *store.Store, srv *handlers.Server, api net.Addr) (
 			return nil, nil, nil, fmt.Errorf("console-addr: %w", err)
 		}
 	}
-	apiURL := "http://" + api.String()
+	apiURL := config.HTTPBase(api.String())
 	base := apiURL
 	if ln != nil {
-		base = "http://" + ln.Addr().String()
+		base = config.HTTPBase(ln.Addr().String())
 	} else if e.cfg.ConsoleURL != "" {
 		// The console shares the API's address, so it is reached there too.
 		apiURL = e.cfg.ConsoleBase()

@@ -2,6 +2,7 @@ package config
 
 import (
 	"net"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -70,14 +71,28 @@ func (c *Config) validateConsole() []string {
 }
 
 // ConsoleBase is the base of console links, without a trailing slash:
-// ConsoleURL, or http:// and the console's or the listen address when it is
-// not set.
+// ConsoleURL, or else the console's or the listen address as a browser on
+// this machine reaches it (HTTPBase).
 func (c *Config) ConsoleBase() string {
 	if c.ConsoleURL != "" {
 		return strings.TrimRight(c.ConsoleURL, "/")
 	}
 	if c.ConsoleSettings.Addr != "" {
-		return "http://" + c.ConsoleSettings.Addr
+		return HTTPBase(c.ConsoleSettings.Addr)
 	}
-	return "http://" + c.Addr
+	return HTTPBase(c.Addr)
+}
+
+// HTTPBase is the http:// URL at which a browser on this machine reaches a
+// listen address: a wildcard host (":8080", "0.0.0.0:8080", "[::]:8080"),
+// which no browser can open, is localhost; any other host is kept.
+func HTTPBase(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip, err := netip.ParseAddr(host); host == "" || (err == nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

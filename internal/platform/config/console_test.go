@@ -38,3 +38,27 @@ func TestConsoleBase(t *testing.T) {
 		t.Fatalf("ftp:// accepted: %v", err)
 	}
 }
+
+// A link made of a wildcard listen address opens on this machine: its host
+// is localhost; any other host is kept as it is.
+func TestHTTPBase(t *testing.T) {
+	for addr, want := range map[string]string{
+		":8080":          "http://localhost:8080",
+		"0.0.0.0:8080":   "http://localhost:8080",
+		"[::]:8080":      "http://localhost:8080",
+		"127.0.0.1:9000": "http://127.0.0.1:9000",
+		"[::1]:9000":     "http://[::1]:9000",
+		"larder.lan:80":  "http://larder.lan:80",
+		"10.1.2.3:9000":  "http://10.1.2.3:9000",
+		"no port at all": "http://no port at all",
+	} {
+		if got := HTTPBase(addr); got != want {
+			t.Errorf("HTTPBase(%q) = %q, want %q", addr, got, want)
+		}
+	}
+	c := Defaults()
+	c.Addr = ":8080"
+	if got := c.ConsoleBase(); got != "http://localhost:8080" {
+		t.Errorf("the default listen address's links start at %q", got)
+	}
+}
