@@ -102,9 +102,14 @@ import (
 //
 // A Fixed Known takes no argument (deleted_at IS NULL): its Make ignores v
 // and its predicate writes no argument at all.
+//
+// A Stable Known's predicate is on columns that no update changes (an
+// immutable account_id): a mutation given it by a privacy filter keeps it,
+// and an update of one row reads the row back with it (updateOneStable).
 type Known struct {
-	Make  func(v any) func(*sql.Selector)
-	Fixed bool
+	Make   func(v any) func(*sql.Selector)
+	Fixed  bool
+	Stable bool
 }
 
 // maxKnown is how many known predicates a query records.
@@ -397,6 +402,95 @@ func compileRead(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, c
 	return s
 }
 
+// updateOneStable is sqlgraph.UpdateNode for an update of one row whose
+// mutation has stable predicates (Known.Stable): the same statements in one
+// transaction, but the row is read back by its id and those predicates, where
+// ent reads it by its id alone (it leaves out the mutation's predicates, as
+// the update may change what they compare). scan and assign are the node's,
+// as UpdateNode's spec takes them.
+func updateOneStable(ctx context.Context, drv dialect.Driver, spec *sqlgraph.UpdateSpec, stable []func(*sql.Selector), scan func([]string) ([]any, error), assign func([]string, []any) error) error {
+	tx, err := drv.Tx(ctx)
+	if err != nil {
+		return err
+	}
+	spec.ScanValues, spec.Assign = nil, nil // UpdateNode reads nothing back
+	if err := sqlgraph.UpdateNode(ctx, inTx{tx: tx, dialect: drv.Dialect()}, spec); err != nil {
+		return rollbackWith(tx, err)
+	}
+	b := sql.Dialect(drv.Dialect())
+	sel := b.Select(spec.Node.Columns...).
+		From(b.Table(spec.Node.Table).Schema(spec.Node.Schema)).
+		Where(sql.EQ(spec.Node.ID.Column, spec.Node.ID.Value))
+	for _, p := range stable {
+		p(sel)
+	}
+	query, args := sel.Query()
+	rows := &sql.Rows{}
+	if err := tx.Query(ctx, query, args, rows); err != nil {
+		return rollbackWith(tx, err)
+	}
+	if err := scanOne(rows, scan, assign); err != nil {
+		return rollbackWith(tx, err)
+	}
+	return tx.Commit()
+}
+
+// scanOne scans the first row of rows as sqlgraph's updater does, and
+// returns a sqlgraph.NotFoundError when there is none.
+func scanOne(rows *sql.Rows, scan func([]string) ([]any, error), assign func([]string, []any) error) error {
+	defer rows.Close()
+	columns, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return &sqlgraph.NotFoundError{}
+	}
+	values, err := scan(columns)
+	if err != nil {
+		return err
+	}
+	for i, v := range values {
+		if _, ok := v.(*sql.UnknownType); ok {
+			values[i] = sql.ScanTypeOf(rows, i)
+		}
+	}
+	if err := rows.Scan(values...); err != nil {
+		return fmt.Errorf("failed scanning rows: %w", err)
+	}
+	return assign(columns, values)
+}
+
+// rollbackWith rolls tx back and returns err, with the rollback's error if
+// it fails too.
+func rollbackWith(tx dialect.Tx, err error) error {
+	if rerr := tx.Rollback(); rerr != nil {
+		err = fmt.Errorf("%w: %v", err, rerr)
+	}
+	return err
+}
+
+// inTx is a driver whose statements run in the transaction tx, and whose
+// transactions are tx with a commit and rollback that do nothing: UpdateNode
+// runs in the transaction its caller opened.
+type inTx struct {
+	tx      dialect.Tx
+	dialect string
+}
+
+func (d inTx) Exec(ctx context.Context, query string, args, v any) error {
+	return d.tx.Exec(ctx, query, args, v)
+}
+func (d inTx) Query(ctx context.Context, query string, args, v any) error {
+	return d.tx.Query(ctx, query, args, v)
+}
+func (d inTx) Dialect() string                        { return d.dialect }
+func (inTx) Close() error                             { return nil }
+func (d inTx) Tx(context.Context) (dialect.Tx, error) { return dialect.NopTx(d), nil }
+
 // errCaptured ends the query a captureDriver was given.
 var errCaptured = errors.New("ent: statement captured")
 
@@ -445,10 +539,20 @@ func (_q *APIKeyQuery) WhereKnown(k *Known, v any) *APIKeyQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *APIKeyFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*APIKeyQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *APIKeyQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *APIKeyMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -571,10 +675,20 @@ func (_q *APIRequestQuery) WhereKnown(k *Known, v any) *APIRequestQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *APIRequestFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*APIRequestQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *APIRequestQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *APIRequestMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -668,10 +782,20 @@ func (_q *APIRequestHourQuery) WhereKnown(k *Known, v any) *APIRequestHourQuery 
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *APIRequestHourFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*APIRequestHourQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *APIRequestHourQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *APIRequestHourMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -765,10 +889,20 @@ func (_q *AccountQuery) WhereKnown(k *Known, v any) *AccountQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *AccountFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*AccountQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *AccountQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *AccountMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -877,10 +1011,20 @@ func (_q *AllergenQuery) WhereKnown(k *Known, v any) *AllergenQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *AllergenFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*AllergenQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *AllergenQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *AllergenMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -989,10 +1133,20 @@ func (_q *AuditRecordQuery) WhereKnown(k *Known, v any) *AuditRecordQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *AuditRecordFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*AuditRecordQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *AuditRecordQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *AuditRecordMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -1108,10 +1262,20 @@ func (_q *BillQuery) WhereKnown(k *Known, v any) *BillQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *BillFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*BillQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *BillQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *BillMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -1241,10 +1405,20 @@ func (_q *BillLineQuery) WhereKnown(k *Known, v any) *BillLineQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *BillLineFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*BillLineQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *BillLineQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *BillLineMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -1381,10 +1555,20 @@ func (_q *CountryQuery) WhereKnown(k *Known, v any) *CountryQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *CountryFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*CountryQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *CountryQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *CountryMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -1493,10 +1677,20 @@ func (_q *CustomerQuery) WhereKnown(k *Known, v any) *CustomerQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *CustomerFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*CustomerQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *CustomerQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *CustomerMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -1663,10 +1857,20 @@ func (_q *CustomerTagQuery) WhereKnown(k *Known, v any) *CustomerTagQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *CustomerTagFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*CustomerTagQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *CustomerTagQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *CustomerTagMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -1789,10 +1993,20 @@ func (_q *CustomerTypeQuery) WhereKnown(k *Known, v any) *CustomerTypeQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *CustomerTypeFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*CustomerTypeQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *CustomerTypeQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *CustomerTypeMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -1901,10 +2115,20 @@ func (_q *DocumentCounterQuery) WhereKnown(k *Known, v any) *DocumentCounterQuer
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *DocumentCounterFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*DocumentCounterQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *DocumentCounterQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *DocumentCounterMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -2013,10 +2237,20 @@ func (_q *EmployeeQuery) WhereKnown(k *Known, v any) *EmployeeQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *EmployeeFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*EmployeeQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *EmployeeQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *EmployeeMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -2125,10 +2359,20 @@ func (_q *EquipmentQuery) WhereKnown(k *Known, v any) *EquipmentQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *EquipmentFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*EquipmentQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *EquipmentQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *EquipmentMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -2244,10 +2488,20 @@ func (_q *EventQuery) WhereKnown(k *Known, v any) *EventQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *EventFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*EventQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *EventQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *EventMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -2363,10 +2617,20 @@ func (_q *FoodQuery) WhereKnown(k *Known, v any) *FoodQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *FoodFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*FoodQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *FoodQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *FoodMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -2482,10 +2746,20 @@ func (_q *FoodNutrientQuery) WhereKnown(k *Known, v any) *FoodNutrientQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *FoodNutrientFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*FoodNutrientQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *FoodNutrientQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *FoodNutrientMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -2608,10 +2882,20 @@ func (_q *IdempotencyKeyQuery) WhereKnown(k *Known, v any) *IdempotencyKeyQuery 
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *IdempotencyKeyFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*IdempotencyKeyQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *IdempotencyKeyQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *IdempotencyKeyMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -2720,10 +3004,20 @@ func (_q *ImportCheckQuery) WhereKnown(k *Known, v any) *ImportCheckQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ImportCheckFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ImportCheckQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ImportCheckQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ImportCheckMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -2839,10 +3133,20 @@ func (_q *InvoiceQuery) WhereKnown(k *Known, v any) *InvoiceQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *InvoiceFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*InvoiceQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *InvoiceQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *InvoiceMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -2972,10 +3276,20 @@ func (_q *InvoiceLineQuery) WhereKnown(k *Known, v any) *InvoiceLineQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *InvoiceLineFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*InvoiceLineQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *InvoiceLineQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *InvoiceLineMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -3098,10 +3412,20 @@ func (_q *LocationQuery) WhereKnown(k *Known, v any) *LocationQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *LocationFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*LocationQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *LocationQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *LocationMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -3224,10 +3548,20 @@ func (_q *LotCorrectionQuery) WhereKnown(k *Known, v any) *LotCorrectionQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *LotCorrectionFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*LotCorrectionQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *LotCorrectionQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *LotCorrectionMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -3343,10 +3677,20 @@ func (_q *NutrientQuery) WhereKnown(k *Known, v any) *NutrientQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *NutrientFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*NutrientQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *NutrientQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *NutrientMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -3455,10 +3799,20 @@ func (_q *OperationQuery) WhereKnown(k *Known, v any) *OperationQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *OperationFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*OperationQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *OperationQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *OperationMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -3574,10 +3928,20 @@ func (_q *OrganizationQuery) WhereKnown(k *Known, v any) *OrganizationQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *OrganizationFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*OrganizationQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *OrganizationQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *OrganizationMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -3686,10 +4050,20 @@ func (_q *PreservationQuery) WhereKnown(k *Known, v any) *PreservationQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *PreservationFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*PreservationQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *PreservationQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *PreservationMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -3798,10 +4172,20 @@ func (_q *PriceListQuery) WhereKnown(k *Known, v any) *PriceListQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *PriceListFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*PriceListQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *PriceListQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *PriceListMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -3910,10 +4294,20 @@ func (_q *ProductQuery) WhereKnown(k *Known, v any) *ProductQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -4101,10 +4495,20 @@ func (_q *ProductAllergenQuery) WhereKnown(k *Known, v any) *ProductAllergenQuer
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductAllergenFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductAllergenQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductAllergenQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductAllergenMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -4227,10 +4631,20 @@ func (_q *ProductBannedCountryQuery) WhereKnown(k *Known, v any) *ProductBannedC
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductBannedCountryFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductBannedCountryQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductBannedCountryQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductBannedCountryMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -4353,10 +4767,20 @@ func (_q *ProductByproductQuery) WhereKnown(k *Known, v any) *ProductByproductQu
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductByproductFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductByproductQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductByproductQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductByproductMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -4479,10 +4903,20 @@ func (_q *ProductLotQuery) WhereKnown(k *Known, v any) *ProductLotQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductLotFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductLotQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductLotQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductLotMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -4626,10 +5060,20 @@ func (_q *ProductQCCheckpointQuery) WhereKnown(k *Known, v any) *ProductQCCheckp
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductQCCheckpointFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductQCCheckpointQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductQCCheckpointQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductQCCheckpointMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -4752,10 +5196,20 @@ func (_q *ProductSubstituteQuery) WhereKnown(k *Known, v any) *ProductSubstitute
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductSubstituteFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductSubstituteQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductSubstituteQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductSubstituteMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -4878,10 +5332,20 @@ func (_q *ProductSupplierQuery) WhereKnown(k *Known, v any) *ProductSupplierQuer
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductSupplierFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductSupplierQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductSupplierQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductSupplierMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -5004,10 +5468,20 @@ func (_q *ProductTagQuery) WhereKnown(k *Known, v any) *ProductTagQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductTagFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductTagQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductTagQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductTagMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -5130,10 +5604,20 @@ func (_q *ProductionQuery) WhereKnown(k *Known, v any) *ProductionQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductionFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductionQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductionQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductionMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -5286,10 +5770,20 @@ func (_q *ProductionConsumedStepQuery) WhereKnown(k *Known, v any) *ProductionCo
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductionConsumedStepFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductionConsumedStepQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductionConsumedStepQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductionConsumedStepMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -5419,10 +5913,20 @@ func (_q *ProductionLineQuery) WhereKnown(k *Known, v any) *ProductionLineQuery 
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductionLineFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductionLineQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductionLineQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductionLineMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -5545,10 +6049,20 @@ func (_q *ProductionLineEquipmentQuery) WhereKnown(k *Known, v any) *ProductionL
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductionLineEquipmentFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductionLineEquipmentQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductionLineEquipmentQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductionLineEquipmentMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -5671,10 +6185,20 @@ func (_q *ProductionOperationQuery) WhereKnown(k *Known, v any) *ProductionOpera
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductionOperationFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductionOperationQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductionOperationQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductionOperationMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -5804,10 +6328,20 @@ func (_q *ProductionPlannedStepQuery) WhereKnown(k *Known, v any) *ProductionPla
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ProductionPlannedStepFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ProductionPlannedStepQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ProductionPlannedStepQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ProductionPlannedStepMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -5937,10 +6471,20 @@ func (_q *PurchaseOrderQuery) WhereKnown(k *Known, v any) *PurchaseOrderQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *PurchaseOrderFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*PurchaseOrderQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *PurchaseOrderQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *PurchaseOrderMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -6063,10 +6607,20 @@ func (_q *PurchaseOrderLineQuery) WhereKnown(k *Known, v any) *PurchaseOrderLine
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *PurchaseOrderLineFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*PurchaseOrderLineQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *PurchaseOrderLineQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *PurchaseOrderLineMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -6189,10 +6743,20 @@ func (_q *QCCheckpointQuery) WhereKnown(k *Known, v any) *QCCheckpointQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *QCCheckpointFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*QCCheckpointQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *QCCheckpointQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *QCCheckpointMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -6308,10 +6872,20 @@ func (_q *QCUnitOfMeasureQuery) WhereKnown(k *Known, v any) *QCUnitOfMeasureQuer
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *QCUnitOfMeasureFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*QCUnitOfMeasureQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *QCUnitOfMeasureQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *QCUnitOfMeasureMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -6420,10 +6994,20 @@ func (_q *RateWindowQuery) WhereKnown(k *Known, v any) *RateWindowQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *RateWindowFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*RateWindowQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *RateWindowQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *RateWindowMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -6517,10 +7101,20 @@ func (_q *RecipeStepQuery) WhereKnown(k *Known, v any) *RecipeStepQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *RecipeStepFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*RecipeStepQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *RecipeStepQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *RecipeStepMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -6650,10 +7244,20 @@ func (_q *RecoveryCodeQuery) WhereKnown(k *Known, v any) *RecoveryCodeQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *RecoveryCodeFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*RecoveryCodeQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *RecoveryCodeQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *RecoveryCodeMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -6769,10 +7373,20 @@ func (_q *SalesOrderQuery) WhereKnown(k *Known, v any) *SalesOrderQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *SalesOrderFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*SalesOrderQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *SalesOrderQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *SalesOrderMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -6895,10 +7509,20 @@ func (_q *SalesOrderLineQuery) WhereKnown(k *Known, v any) *SalesOrderLineQuery 
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *SalesOrderLineFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*SalesOrderLineQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *SalesOrderLineQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *SalesOrderLineMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -7021,10 +7645,20 @@ func (_q *SalespersonQuery) WhereKnown(k *Known, v any) *SalespersonQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *SalespersonFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*SalespersonQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *SalespersonQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *SalespersonMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -7133,10 +7767,20 @@ func (_q *SessionQuery) WhereKnown(k *Known, v any) *SessionQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *SessionFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*SessionQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *SessionQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *SessionMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -7245,10 +7889,20 @@ func (_q *ShipmentQuery) WhereKnown(k *Known, v any) *ShipmentQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ShipmentFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ShipmentQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ShipmentQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ShipmentMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -7378,10 +8032,20 @@ func (_q *ShipmentLineQuery) WhereKnown(k *Known, v any) *ShipmentLineQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ShipmentLineFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ShipmentLineQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ShipmentLineQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ShipmentLineMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -7504,10 +8168,20 @@ func (_q *ShippingAddressQuery) WhereKnown(k *Known, v any) *ShippingAddressQuer
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ShippingAddressFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ShippingAddressQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ShippingAddressQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ShippingAddressMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -7623,10 +8297,20 @@ func (_q *ShippingMethodQuery) WhereKnown(k *Known, v any) *ShippingMethodQuery 
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *ShippingMethodFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*ShippingMethodQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *ShippingMethodQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *ShippingMethodMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -7735,10 +8419,20 @@ func (_q *StockMovementQuery) WhereKnown(k *Known, v any) *StockMovementQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *StockMovementFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*StockMovementQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *StockMovementQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *StockMovementMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -7861,10 +8555,20 @@ func (_q *SupplierQuery) WhereKnown(k *Known, v any) *SupplierQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *SupplierFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*SupplierQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *SupplierQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *SupplierMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -7973,10 +8677,20 @@ func (_q *TagQuery) WhereKnown(k *Known, v any) *TagQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *TagFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*TagQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *TagQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *TagMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -8085,10 +8799,20 @@ func (_q *TaxRateQuery) WhereKnown(k *Known, v any) *TaxRateQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *TaxRateFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*TaxRateQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *TaxRateQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *TaxRateMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -8197,10 +8921,20 @@ func (_q *TerritoryQuery) WhereKnown(k *Known, v any) *TerritoryQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *TerritoryFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*TerritoryQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *TerritoryQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *TerritoryMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -8309,10 +9043,20 @@ func (_q *UnitOfMeasureQuery) WhereKnown(k *Known, v any) *UnitOfMeasureQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *UnitOfMeasureFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*UnitOfMeasureQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *UnitOfMeasureQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *UnitOfMeasureMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -8428,10 +9172,20 @@ func (_q *UserQuery) WhereKnown(k *Known, v any) *UserQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *UserFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*UserQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *UserQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *UserMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -8561,10 +9315,20 @@ func (_q *UserLinkQuery) WhereKnown(k *Known, v any) *UserLinkQuery {
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *UserLinkFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*UserLinkQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *UserLinkQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *UserLinkMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -8673,10 +9437,20 @@ func (_q *WebhookAttemptQuery) WhereKnown(k *Known, v any) *WebhookAttemptQuery 
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *WebhookAttemptFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*WebhookAttemptQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *WebhookAttemptQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *WebhookAttemptMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -8785,10 +9559,20 @@ func (_q *WebhookDeliveryQuery) WhereKnown(k *Known, v any) *WebhookDeliveryQuer
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *WebhookDeliveryFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*WebhookDeliveryQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *WebhookDeliveryQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *WebhookDeliveryMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }
@@ -8911,10 +9695,20 @@ func (_q *WebhookEndpointQuery) WhereKnown(k *Known, v any) *WebhookEndpointQuer
 // privacy filter as it is, without entql's evaluation against the schema
 // graph (the tenant filter of every query: policy.FilterTenantReads), and a
 // query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
 func (f *WebhookEndpointFilter) WhereKnown(k *Known, v any) {
-	if q, ok := f.predicateAdder.(*WebhookEndpointQuery); ok {
-		addKnown(&q.known, &q.predicates, k, v)
+	switch x := f.predicateAdder.(type) {
+	case *WebhookEndpointQuery:
+		addKnown(&x.known, &x.predicates, k, v)
 		return
+	case *WebhookEndpointMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
 	}
 	f.addPredicate(k.Make(v))
 }

@@ -194,6 +194,10 @@ type APIKeyMutation struct {
 	done               bool
 	oldValue           func(context.Context) (*APIKey, error)
 	predicates         []predicate.APIKey
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*APIKeyMutation)(nil)
@@ -1324,6 +1328,10 @@ type APIRequestMutation struct {
 	done              bool
 	oldValue          func(context.Context) (*APIRequest, error)
 	predicates        []predicate.APIRequest
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*APIRequestMutation)(nil)
@@ -2801,6 +2809,10 @@ type APIRequestHourMutation struct {
 	done          bool
 	oldValue      func(context.Context) (*APIRequestHour, error)
 	predicates    []predicate.APIRequestHour
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*APIRequestHourMutation)(nil)
@@ -3389,6 +3401,10 @@ type AccountMutation struct {
 	done                bool
 	oldValue            func(context.Context) (*Account, error)
 	predicates          []predicate.Account
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*AccountMutation)(nil)
@@ -3940,6 +3956,10 @@ type AllergenMutation struct {
 	done                 bool
 	oldValue             func(context.Context) (*Allergen, error)
 	predicates           []predicate.Allergen
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*AllergenMutation)(nil)
@@ -4889,6 +4909,10 @@ type AuditRecordMutation struct {
 	done                bool
 	oldValue            func(context.Context) (*AuditRecord, error)
 	predicates          []predicate.AuditRecord
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*AuditRecordMutation)(nil)
@@ -5877,6 +5901,10 @@ type BillMutation struct {
 	done                  bool
 	oldValue              func(context.Context) (*Bill, error)
 	predicates            []predicate.Bill
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*BillMutation)(nil)
@@ -7666,6 +7694,10 @@ type BillLineMutation struct {
 	done            bool
 	oldValue        func(context.Context) (*BillLine, error)
 	predicates      []predicate.BillLine
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*BillLineMutation)(nil)
@@ -9117,6 +9149,10 @@ type CountryMutation struct {
 	done           bool
 	oldValue       func(context.Context) (*Country, error)
 	predicates     []predicate.Country
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*CountryMutation)(nil)
@@ -9868,6 +9904,10 @@ type CustomerMutation struct {
 	done                      bool
 	oldValue                  func(context.Context) (*Customer, error)
 	predicates                []predicate.Customer
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*CustomerMutation)(nil)
@@ -11785,6 +11825,10 @@ type CustomerTagMutation struct {
 	done            bool
 	oldValue        func(context.Context) (*CustomerTag, error)
 	predicates      []predicate.CustomerTag
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*CustomerTagMutation)(nil)
@@ -12370,6 +12414,10 @@ type CustomerTypeMutation struct {
 	done           bool
 	oldValue       func(context.Context) (*CustomerType, error)
 	predicates     []predicate.CustomerType
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*CustomerTypeMutation)(nil)
@@ -13096,6 +13144,10 @@ type DocumentCounterMutation struct {
 	done           bool
 	oldValue       func(context.Context) (*DocumentCounter, error)
 	predicates     []predicate.DocumentCounter
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*DocumentCounterMutation)(nil)
@@ -13624,6 +13676,10 @@ type EmployeeMutation struct {
 	done           bool
 	oldValue       func(context.Context) (*Employee, error)
 	predicates     []predicate.Employee
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*EmployeeMutation)(nil)
@@ -14407,6 +14463,10 @@ type EquipmentMutation struct {
 	done             bool
 	oldValue         func(context.Context) (*Equipment, error)
 	predicates       []predicate.Equipment
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*EquipmentMutation)(nil)
@@ -15193,6 +15253,10 @@ type EventMutation struct {
 	done              bool
 	oldValue          func(context.Context) (*Event, error)
 	predicates        []predicate.Event
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*EventMutation)(nil)
@@ -16483,6 +16547,10 @@ type FoodMutation struct {
 	done                        bool
 	oldValue                    func(context.Context) (*Food, error)
 	predicates                  []predicate.Food
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*FoodMutation)(nil)
@@ -17529,6 +17597,10 @@ type FoodNutrientMutation struct {
 	done            bool
 	oldValue        func(context.Context) (*FoodNutrient, error)
 	predicates      []predicate.FoodNutrient
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*FoodNutrientMutation)(nil)
@@ -18299,6 +18371,10 @@ type IdempotencyKeyMutation struct {
 	done           bool
 	oldValue       func(context.Context) (*IdempotencyKey, error)
 	predicates     []predicate.IdempotencyKey
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*IdempotencyKeyMutation)(nil)
@@ -19315,6 +19391,10 @@ type ImportCheckMutation struct {
 	done                bool
 	oldValue            func(context.Context) (*ImportCheck, error)
 	predicates          []predicate.ImportCheck
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ImportCheckMutation)(nil)
@@ -20245,6 +20325,10 @@ type InvoiceMutation struct {
 	done               bool
 	oldValue           func(context.Context) (*Invoice, error)
 	predicates         []predicate.Invoice
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*InvoiceMutation)(nil)
@@ -22083,6 +22167,10 @@ type InvoiceLineMutation struct {
 	done             bool
 	oldValue         func(context.Context) (*InvoiceLine, error)
 	predicates       []predicate.InvoiceLine
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*InvoiceLineMutation)(nil)
@@ -23325,6 +23413,10 @@ type LocationMutation struct {
 	done            bool
 	oldValue        func(context.Context) (*Location, error)
 	predicates      []predicate.Location
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*LocationMutation)(nil)
@@ -24309,6 +24401,10 @@ type LotCorrectionMutation struct {
 	done            bool
 	oldValue        func(context.Context) (*LotCorrection, error)
 	predicates      []predicate.LotCorrection
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*LotCorrectionMutation)(nil)
@@ -25190,6 +25286,10 @@ type NutrientMutation struct {
 	done              bool
 	oldValue          func(context.Context) (*Nutrient, error)
 	predicates        []predicate.Nutrient
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*NutrientMutation)(nil)
@@ -26085,6 +26185,10 @@ type OperationMutation struct {
 	done                   bool
 	oldValue               func(context.Context) (*Operation, error)
 	predicates             []predicate.Operation
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*OperationMutation)(nil)
@@ -26986,6 +27090,10 @@ type OrganizationMutation struct {
 	done                       bool
 	oldValue                   func(context.Context) (*Organization, error)
 	predicates                 []predicate.Organization
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*OrganizationMutation)(nil)
@@ -27780,6 +27888,10 @@ type PreservationMutation struct {
 	done           bool
 	oldValue       func(context.Context) (*Preservation, error)
 	predicates     []predicate.Preservation
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*PreservationMutation)(nil)
@@ -28548,6 +28660,10 @@ type PriceListMutation struct {
 	done           bool
 	oldValue       func(context.Context) (*PriceList, error)
 	predicates     []predicate.PriceList
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*PriceListMutation)(nil)
@@ -29377,6 +29493,10 @@ type ProductMutation struct {
 	done                    bool
 	oldValue                func(context.Context) (*Product, error)
 	predicates              []predicate.Product
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductMutation)(nil)
@@ -32108,6 +32228,10 @@ type ProductAllergenMutation struct {
 	done            bool
 	oldValue        func(context.Context) (*ProductAllergen, error)
 	predicates      []predicate.ProductAllergen
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductAllergenMutation)(nil)
@@ -32744,6 +32868,10 @@ type ProductBannedCountryMutation struct {
 	done           bool
 	oldValue       func(context.Context) (*ProductBannedCountry, error)
 	predicates     []predicate.ProductBannedCountry
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductBannedCountryMutation)(nil)
@@ -33327,6 +33455,10 @@ type ProductByproductMutation struct {
 	done             bool
 	oldValue         func(context.Context) (*ProductByproduct, error)
 	predicates       []predicate.ProductByproduct
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductByproductMutation)(nil)
@@ -33932,6 +34064,10 @@ type ProductLotMutation struct {
 	done                  bool
 	oldValue              func(context.Context) (*ProductLot, error)
 	predicates            []predicate.ProductLot
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductLotMutation)(nil)
@@ -35670,6 +35806,10 @@ type ProductQCCheckpointMutation struct {
 	done                 bool
 	oldValue             func(context.Context) (*ProductQCCheckpoint, error)
 	predicates           []predicate.ProductQCCheckpoint
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductQCCheckpointMutation)(nil)
@@ -36253,6 +36393,10 @@ type ProductSubstituteMutation struct {
 	done              bool
 	oldValue          func(context.Context) (*ProductSubstitute, error)
 	predicates        []predicate.ProductSubstitute
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductSubstituteMutation)(nil)
@@ -36836,6 +36980,10 @@ type ProductSupplierMutation struct {
 	done            bool
 	oldValue        func(context.Context) (*ProductSupplier, error)
 	predicates      []predicate.ProductSupplier
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductSupplierMutation)(nil)
@@ -37419,6 +37567,10 @@ type ProductTagMutation struct {
 	done           bool
 	oldValue       func(context.Context) (*ProductTag, error)
 	predicates     []predicate.ProductTag
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductTagMutation)(nil)
@@ -38025,6 +38177,10 @@ type ProductionMutation struct {
 	done                         bool
 	oldValue                     func(context.Context) (*Production, error)
 	predicates                   []predicate.Production
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductionMutation)(nil)
@@ -39721,6 +39877,10 @@ type ProductionConsumedStepMutation struct {
 	done              bool
 	oldValue          func(context.Context) (*ProductionConsumedStep, error)
 	predicates        []predicate.ProductionConsumedStep
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductionConsumedStepMutation)(nil)
@@ -40502,6 +40662,10 @@ type ProductionLineMutation struct {
 	done             bool
 	oldValue         func(context.Context) (*ProductionLine, error)
 	predicates       []predicate.ProductionLine
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductionLineMutation)(nil)
@@ -41394,6 +41558,10 @@ type ProductionLineEquipmentMutation struct {
 	done                   bool
 	oldValue               func(context.Context) (*ProductionLineEquipment, error)
 	predicates             []predicate.ProductionLineEquipment
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductionLineEquipmentMutation)(nil)
@@ -41981,6 +42149,10 @@ type ProductionOperationMutation struct {
 	done              bool
 	oldValue          func(context.Context) (*ProductionOperation, error)
 	predicates        []predicate.ProductionOperation
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductionOperationMutation)(nil)
@@ -42772,6 +42944,10 @@ type ProductionPlannedStepMutation struct {
 	done              bool
 	oldValue          func(context.Context) (*ProductionPlannedStep, error)
 	predicates        []predicate.ProductionPlannedStep
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ProductionPlannedStepMutation)(nil)
@@ -43566,6 +43742,10 @@ type PurchaseOrderMutation struct {
 	done                 bool
 	oldValue             func(context.Context) (*PurchaseOrder, error)
 	predicates           []predicate.PurchaseOrder
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*PurchaseOrderMutation)(nil)
@@ -45327,6 +45507,10 @@ type PurchaseOrderLineMutation struct {
 	done                  bool
 	oldValue              func(context.Context) (*PurchaseOrderLine, error)
 	predicates            []predicate.PurchaseOrderLine
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*PurchaseOrderLineMutation)(nil)
@@ -46672,6 +46856,10 @@ type QCCheckpointMutation struct {
 	done                      bool
 	oldValue                  func(context.Context) (*QCCheckpoint, error)
 	predicates                []predicate.QCCheckpoint
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*QCCheckpointMutation)(nil)
@@ -47661,6 +47849,10 @@ type QCUnitOfMeasureMutation struct {
 	done           bool
 	oldValue       func(context.Context) (*QCUnitOfMeasure, error)
 	predicates     []predicate.QCUnitOfMeasure
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*QCUnitOfMeasureMutation)(nil)
@@ -48334,6 +48526,10 @@ type RateWindowMutation struct {
 	done            bool
 	oldValue        func(context.Context) (*RateWindow, error)
 	predicates      []predicate.RateWindow
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*RateWindowMutation)(nil)
@@ -48842,6 +49038,10 @@ type RecipeStepMutation struct {
 	done             bool
 	oldValue         func(context.Context) (*RecipeStep, error)
 	predicates       []predicate.RecipeStep
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*RecipeStepMutation)(nil)
@@ -49631,6 +49831,10 @@ type RecoveryCodeMutation struct {
 	done                bool
 	oldValue            func(context.Context) (*RecoveryCode, error)
 	predicates          []predicate.RecoveryCode
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*RecoveryCodeMutation)(nil)
@@ -50316,6 +50520,10 @@ type SalesOrderMutation struct {
 	done                       bool
 	oldValue                   func(context.Context) (*SalesOrder, error)
 	predicates                 []predicate.SalesOrder
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*SalesOrderMutation)(nil)
@@ -52078,6 +52286,10 @@ type SalesOrderLineMutation struct {
 	done               bool
 	oldValue           func(context.Context) (*SalesOrderLine, error)
 	predicates         []predicate.SalesOrderLine
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*SalesOrderLineMutation)(nil)
@@ -53518,6 +53730,10 @@ type SalespersonMutation struct {
 	done           bool
 	oldValue       func(context.Context) (*Salesperson, error)
 	predicates     []predicate.Salesperson
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*SalespersonMutation)(nil)
@@ -54359,6 +54575,10 @@ type SessionMutation struct {
 	done          bool
 	oldValue      func(context.Context) (*Session, error)
 	predicates    []predicate.Session
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*SessionMutation)(nil)
@@ -55218,6 +55438,10 @@ type ShipmentMutation struct {
 	done               bool
 	oldValue           func(context.Context) (*Shipment, error)
 	predicates         []predicate.Shipment
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ShipmentMutation)(nil)
@@ -56158,6 +56382,10 @@ type ShipmentLineMutation struct {
 	done                   bool
 	oldValue               func(context.Context) (*ShipmentLine, error)
 	predicates             []predicate.ShipmentLine
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ShipmentLineMutation)(nil)
@@ -56924,6 +57152,10 @@ type ShippingAddressMutation struct {
 	done            bool
 	oldValue        func(context.Context) (*ShippingAddress, error)
 	predicates      []predicate.ShippingAddress
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ShippingAddressMutation)(nil)
@@ -57770,6 +58002,10 @@ type ShippingMethodMutation struct {
 	done           bool
 	oldValue       func(context.Context) (*ShippingMethod, error)
 	predicates     []predicate.ShippingMethod
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*ShippingMethodMutation)(nil)
@@ -58507,6 +58743,10 @@ type StockMovementMutation struct {
 	done            bool
 	oldValue        func(context.Context) (*StockMovement, error)
 	predicates      []predicate.StockMovement
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*StockMovementMutation)(nil)
@@ -59688,6 +59928,10 @@ type SupplierMutation struct {
 	done                     bool
 	oldValue                 func(context.Context) (*Supplier, error)
 	predicates               []predicate.Supplier
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*SupplierMutation)(nil)
@@ -61011,6 +61255,10 @@ type TagMutation struct {
 	done           bool
 	oldValue       func(context.Context) (*Tag, error)
 	predicates     []predicate.Tag
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*TagMutation)(nil)
@@ -61690,6 +61938,10 @@ type TaxRateMutation struct {
 	done            bool
 	oldValue        func(context.Context) (*TaxRate, error)
 	predicates      []predicate.TaxRate
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*TaxRateMutation)(nil)
@@ -62692,6 +62944,10 @@ type TerritoryMutation struct {
 	done           bool
 	oldValue       func(context.Context) (*Territory, error)
 	predicates     []predicate.Territory
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*TerritoryMutation)(nil)
@@ -63426,6 +63682,10 @@ type UnitOfMeasureMutation struct {
 	done               bool
 	oldValue           func(context.Context) (*UnitOfMeasure, error)
 	predicates         []predicate.UnitOfMeasure
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*UnitOfMeasureMutation)(nil)
@@ -64359,6 +64619,10 @@ type UserMutation struct {
 	done                  bool
 	oldValue              func(context.Context) (*User, error)
 	predicates            []predicate.User
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*UserMutation)(nil)
@@ -65806,6 +66070,10 @@ type UserLinkMutation struct {
 	done          bool
 	oldValue      func(context.Context) (*UserLink, error)
 	predicates    []predicate.UserLink
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*UserLinkMutation)(nil)
@@ -66487,6 +66755,10 @@ type WebhookAttemptMutation struct {
 	done               bool
 	oldValue           func(context.Context) (*WebhookAttempt, error)
 	predicates         []predicate.WebhookAttempt
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*WebhookAttemptMutation)(nil)
@@ -67465,6 +67737,10 @@ type WebhookDeliveryMutation struct {
 	done             bool
 	oldValue         func(context.Context) (*WebhookDelivery, error)
 	predicates       []predicate.WebhookDelivery
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*WebhookDeliveryMutation)(nil)
@@ -68436,6 +68712,10 @@ type WebhookEndpointMutation struct {
 	done                       bool
 	oldValue                   func(context.Context) (*WebhookEndpoint, error)
 	predicates                 []predicate.WebhookEndpoint
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
 }
 
 var _ ent.Mutation = (*WebhookEndpointMutation)(nil)

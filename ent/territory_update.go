@@ -400,6 +400,19 @@ func (_u *TerritoryUpdateOne) sqlSave(ctx context.Context) (_node *Territory, er
 		_spec.SetField(territory.FieldName, field.TypeString, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
+	if stable := _u.mutation.stable; len(stable) > 0 {
+		_node = &Territory{config: _u.config}
+		if err := updateOneStable(ctx, _u.driver, _spec, stable, _node.scanValues, _node.assignValues); err != nil {
+			if _, ok := err.(*sqlgraph.NotFoundError); ok {
+				err = &NotFoundError{territory.Label}
+			} else if sqlgraph.IsConstraintError(err) {
+				err = &ConstraintError{msg: err.Error(), wrap: err}
+			}
+			return nil, err
+		}
+		_u.mutation.done = true
+		return _node, nil
+	}
 	_node = &Territory{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

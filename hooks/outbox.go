@@ -218,7 +218,7 @@ func (o outbox) renderNow(ctx context.Context, action string, vs []ent.Value) ([
 	if len(keeps) == 0 {
 		return vs, nil
 	}
-	bodies, err := o.snaps.Render(policy.System(ctx), o.client, keeps)
+	bodies, err := renderByAccount(policy.System(ctx), o.snaps, o.client, keeps)
 	if err != nil {
 		return nil, fmt.Errorf("outbox: render snapshots: %w", err)
 	}
@@ -228,6 +228,43 @@ func (o outbox) renderNow(ctx context.Context, action string, vs []ent.Value) ([
 		if _, _, _, ok := o.snaps.Subject(v); ok {
 			out = append(out, rendered{v: v, body: bodies[i]})
 			i++
+		}
+	}
+	return out, nil
+}
+
+// renderByAccount renders the snapshots of vs with snaps, those of each
+// account's records under the system viewer of sys narrowed to that account
+// (policy.SystemWithin), so that every statement reading a tenant table
+// names the account; a record of no account (a shared row) is rendered under
+// sys itself. A change of one account, as every request's is, renders in one
+// call: one statement per kind of row, as for any number of accounts.
+func renderByAccount(sys context.Context, snaps Snapshots, c *gen.Client, vs []ent.Value) ([][]byte, error) {
+	var accounts []int
+	groups := map[int][]int{} // account (0 for none) → indexes in vs
+	for i, v := range vs {
+		acct, _ := gen.AccountOf(v)
+		if _, ok := groups[acct]; !ok {
+			accounts = append(accounts, acct)
+		}
+		groups[acct] = append(groups[acct], i)
+	}
+	if len(accounts) == 1 {
+		return snaps.Render(policy.SystemWithin(sys, accounts[0]), c, vs)
+	}
+	out := make([][]byte, len(vs))
+	for _, acct := range accounts {
+		at := groups[acct]
+		group := make([]ent.Value, len(at))
+		for j, i := range at {
+			group[j] = vs[i]
+		}
+		bodies, err := snaps.Render(policy.SystemWithin(sys, acct), c, group)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range at {
+			out[i] = bodies[j]
 		}
 	}
 	return out, nil
@@ -369,7 +406,7 @@ func (p *pending) write(tx *gen.Tx) error {
 				at, unrendered = append(at, i), append(unrendered, v)
 			}
 		}
-		bodies, err := p.snaps.Render(p.ctx, tx.Client(), unrendered)
+		bodies, err := renderByAccount(p.ctx, p.snaps, tx.Client(), unrendered)
 		if err != nil {
 			return fmt.Errorf("outbox: render snapshots: %w", err)
 		}

@@ -15,9 +15,15 @@ type Rules struct {
 
 // Tenant is the policy of a tenant schema: the system viewer, then the
 // schema's own rules, then read-only rows, then the tenant filter, then
-// nothing. Shared schemas also show every account the shared rows.
+// nothing. Shared schemas also show every account the shared rows. The
+// system viewer narrowed to one account (SystemWithin) reads with the tenant
+// filter's predicate on it.
 func Tenant(shared bool, own Rules) ent.Policy {
-	q := privacy.QueryPolicy{AllowSystem()}
+	within := accountRows
+	if shared {
+		within = accountOrShared
+	}
+	q := privacy.QueryPolicy{allowSystem(within)}
 	q = append(q, own.Query...)
 	q = append(q, FilterTenantReads(shared), DenyAll())
 	m := privacy.MutationPolicy{AllowSystem()}

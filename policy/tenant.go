@@ -32,8 +32,10 @@ func FilterTenantReads(shared bool) Rule {
 // accountRows and accountOrShared are the tenant filter's predicates on the
 // viewer's account: known predicates (ent.Known), so that a read by id
 // carrying no other is answered by a compiled statement (ent's Read).
+// account_id is immutable, so accountRows is Stable: an update of one row
+// reads the row back with the account too (ent's updateOneStable).
 var (
-	accountRows     = &ent.Known{Make: func(account any) func(*entsql.Selector) { return entsql.FieldEQ("account_id", account) }}
+	accountRows     = &ent.Known{Make: func(account any) func(*entsql.Selector) { return entsql.FieldEQ("account_id", account) }, Stable: true}
 	accountOrShared = &ent.Known{Make: func(account any) func(*entsql.Selector) {
 		return func(s *entsql.Selector) {
 			s.Where(entsql.Or(entsql.EQ(s.C("account_id"), account), entsql.EQ(s.C("is_global"), true)))

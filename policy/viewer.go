@@ -31,7 +31,8 @@ const (
 // Viewer is the caller of an operation: an API key of one account, an app action
 // on one account, or the system.
 type Viewer struct {
-	// AccountID is the tenant; 0 only for the system viewer.
+	// AccountID is the tenant; 0 only for the system viewer, unless it is
+	// narrowed to one account (SystemWithin).
 	AccountID int
 	// OrganizationID owns the account.
 	OrganizationID int
@@ -87,6 +88,22 @@ func FromContext(ctx context.Context) *Viewer {
 // tenancy, for seeding shared rows, workers and administrative commands.
 func System(ctx context.Context) context.Context {
 	return NewContext(ctx, &Viewer{system: true, Source: SourceSystem, Scopes: allScopes})
+}
+
+// SystemWithin returns ctx whose system viewer is narrowed to one account:
+// it reads the tenant tables' rows of that account and the shared rows, each
+// statement naming the account as the tenant filter's do, and the
+// system-only tables as the system viewer does (Tenant, allowSystem); it
+// writes as the system viewer. A ctx without the system viewer, or an account
+// of 0, is returned as it is.
+func SystemWithin(ctx context.Context, accountID int) context.Context {
+	v := FromContext(ctx)
+	if !v.IsSystem() || accountID == 0 {
+		return ctx
+	}
+	w := *v
+	w.AccountID = accountID
+	return NewContext(ctx, &w)
 }
 
 // App returns ctx carrying a viewer acting for one account from the web
