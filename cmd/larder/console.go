@@ -113,7 +113,7 @@ func startConsole(e *env, st *store.Store, srv *handlers.Server, api net.Addr) (
 			e.log.Error("console: serve", "error", err)
 		}
 	}()
-	e.log.Info("console", "url", "http://"+ln.Addr().String()+console.Prefix)
+	e.log.Info("console", "url", config.HTTPBase(ln.Addr().String())+console.Prefix)
 	return nil, ppl, func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

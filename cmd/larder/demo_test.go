@@ -50,6 +50,10 @@ func TestServeDemoAfterTakenPort(t *testing.T) {
 				t.Fatalf("a demo key was shown though serve failed:\n%s", out.String())
 			}
 			addr := freeAddr(t)
+			// Served on the wildcard address of addr's port: the links name
+			// localhost, which a browser can open.
+			_, port, _ := net.SplitHostPort(addr)
+			wildcard := "0.0.0.0:" + port
 			ctx, cancel := context.WithCancel(context.Background())
 			var wg sync.WaitGroup
 			defer wg.Wait()
@@ -59,7 +63,7 @@ func TestServeDemoAfterTakenPort(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				var errb bytes.Buffer
-				if err := run(ctx, []string{"serve", "--demo", "--database", db, "--addr", addr, "--webhooks=false"}, &stdout, &errb); err != nil {
+				if err := run(ctx, []string{"serve", "--demo", "--database", db, "--addr", wildcard, "--webhooks=false"}, &stdout, &errb); err != nil {
 					t.Errorf("serve: %v\n%s", err, errb.String())
 				}
 			}()
@@ -82,7 +86,7 @@ func TestServeDemoAfterTakenPort(t *testing.T) {
 				t.Fatalf("GET /v1/organization with the demo key: %d", res.StatusCode)
 			}
 			// Beside the key, the demo admin's one-time console link.
-			link := regexp.MustCompile(`Console sign-in \(one-time link, 24 h\): http://` + regexp.QuoteMeta(addr) + `/console/welcome/([A-Za-z0-9_-]{43})\n`)
+			link := regexp.MustCompile(`Console sign-in \(one-time link, 24 h\): http://localhost:` + port + `/console/welcome/([A-Za-z0-9_-]{43})\n`)
 			m := link.FindStringSubmatch(stdout.String())
 			if m == nil {
 				t.Fatalf("no console link:\n%s", stdout.String())

@@ -81,7 +81,7 @@ func serveAPI(ctx context.Context, e *env, demo bool) error {
 	}
 	var demoKey, demoLink string
 	if demo {
-		console := "http://" + ln.Addr().String()
+		console := config.HTTPBase(ln.Addr().String())
 		if e.cfg.ConsoleURL != "" {
 			console = e.cfg.ConsoleBase()
 		}
@@ -108,7 +108,7 @@ func serveAPI(ctx context.Context, e *env, demo bool) error {
 		return err
 	}
 	defer stopConsole()
-	base := "http://" + ln.Addr().String() + "/v1"
+	base := config.HTTPBase(ln.Addr().String()) + "/v1"
 	if demoKey != "" {
 		fmt.Fprintf(e.stdout, "Test key (every scope; shown once): %s\nTry:\n  curl -H 'Authorization: Bearer %s' %s/organization\n", demoKey, demoKey, base)
 		fmt.Fprintf(e.stdout, "Console sign-in (one-time link, 24 h): %s\n", demoLink)
@@ -146,7 +146,7 @@ func serveAPI(ctx context.Context, e *env, demo bool) error {
 			ms := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 			defer ms.Close()
 			go func() { _ = ms.Serve(mln) }()
-			e.log.Info("metrics", "url", "http://"+mln.Addr().String()+metrics.Path)
+			e.log.Info("metrics", "url", config.HTTPBase(mln.Addr().String())+metrics.Path)
 		}
 	}
 	errc := make(chan error, 1)
