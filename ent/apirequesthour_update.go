@@ -285,12 +285,7 @@ func (_u *APIRequestHourUpdateOne) sqlSave(ctx context.Context) (_node *APIReque
 	_spec.AddModifiers(_u.modifiers...)
 	if stable := _u.mutation.stable; len(stable) > 0 {
 		_node = &APIRequestHour{config: _u.config}
-		if err := updateOneStable(ctx, _u.driver, _spec, stable, _node.scanValues, _node.assignValues); err != nil {
-			if _, ok := err.(*sqlgraph.NotFoundError); ok {
-				err = &NotFoundError{apirequesthour.Label}
-			} else if sqlgraph.IsConstraintError(err) {
-				err = &ConstraintError{msg: err.Error(), wrap: err}
-			}
+		if err := updateOneStable(ctx, _u.driver, _spec, stable, _node.scanValues, _node.assignValues, apirequesthour.Label); err != nil {
 			return nil, err
 		}
 		_u.mutation.done = true

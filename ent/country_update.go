@@ -328,12 +328,7 @@ func (_u *CountryUpdateOne) sqlSave(ctx context.Context) (_node *Country, err er
 	_spec.AddModifiers(_u.modifiers...)
 	if stable := _u.mutation.stable; len(stable) > 0 {
 		_node = &Country{config: _u.config}
-		if err := updateOneStable(ctx, _u.driver, _spec, stable, _node.scanValues, _node.assignValues); err != nil {
-			if _, ok := err.(*sqlgraph.NotFoundError); ok {
-				err = &NotFoundError{country.Label}
-			} else if sqlgraph.IsConstraintError(err) {
-				err = &ConstraintError{msg: err.Error(), wrap: err}
-			}
+		if err := updateOneStable(ctx, _u.driver, _spec, stable, _node.scanValues, _node.assignValues, country.Label); err != nil {
 			return nil, err
 		}
 		_u.mutation.done = true

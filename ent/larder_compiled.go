@@ -407,8 +407,21 @@ func compileRead(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, c
 // transaction, but the row is read back by its id and those predicates, where
 // ent reads it by its id alone (it leaves out the mutation's predicates, as
 // the update may change what they compare). scan and assign are the node's,
-// as UpdateNode's spec takes them.
-func updateOneStable(ctx context.Context, drv dialect.Driver, spec *sqlgraph.UpdateSpec, stable []func(*sql.Selector), scan func([]string) ([]any, error), assign func([]string, []any) error) error {
+// as UpdateNode's spec takes them; its errors are ent's, as the generated
+// update converts UpdateNode's for the type labelled label.
+func updateOneStable(ctx context.Context, drv dialect.Driver, spec *sqlgraph.UpdateSpec, stable []func(*sql.Selector), scan func([]string) ([]any, error), assign func([]string, []any) error, label string) error {
+	err := updateStable(ctx, drv, spec, stable, scan, assign)
+	if _, ok := err.(*sqlgraph.NotFoundError); ok {
+		return &NotFoundError{label}
+	}
+	if err != nil && sqlgraph.IsConstraintError(err) {
+		return &ConstraintError{msg: err.Error(), wrap: err}
+	}
+	return err
+}
+
+// updateStable runs updateOneStable's statements.
+func updateStable(ctx context.Context, drv dialect.Driver, spec *sqlgraph.UpdateSpec, stable []func(*sql.Selector), scan func([]string) ([]any, error), assign func([]string, []any) error) error {
 	tx, err := drv.Tx(ctx)
 	if err != nil {
 		return err

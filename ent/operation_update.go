@@ -562,12 +562,7 @@ func (_u *OperationUpdateOne) sqlSave(ctx context.Context) (_node *Operation, er
 	_spec.AddModifiers(_u.modifiers...)
 	if stable := _u.mutation.stable; len(stable) > 0 {
 		_node = &Operation{config: _u.config}
-		if err := updateOneStable(ctx, _u.driver, _spec, stable, _node.scanValues, _node.assignValues); err != nil {
-			if _, ok := err.(*sqlgraph.NotFoundError); ok {
-				err = &NotFoundError{operation.Label}
-			} else if sqlgraph.IsConstraintError(err) {
-				err = &ConstraintError{msg: err.Error(), wrap: err}
-			}
+		if err := updateOneStable(ctx, _u.driver, _spec, stable, _node.scanValues, _node.assignValues, operation.Label); err != nil {
 			return nil, err
 		}
 		_u.mutation.done = true

@@ -245,12 +245,7 @@ func (_u *ProductAllergenUpdateOne) sqlSave(ctx context.Context) (_node *Product
 	_spec.AddModifiers(_u.modifiers...)
 	if stable := _u.mutation.stable; len(stable) > 0 {
 		_node = &ProductAllergen{config: _u.config}
-		if err := updateOneStable(ctx, _u.driver, _spec, stable, _node.scanValues, _node.assignValues); err != nil {
-			if _, ok := err.(*sqlgraph.NotFoundError); ok {
-				err = &NotFoundError{productallergen.Label}
-			} else if sqlgraph.IsConstraintError(err) {
-				err = &ConstraintError{msg: err.Error(), wrap: err}
-			}
+		if err := updateOneStable(ctx, _u.driver, _spec, stable, _node.scanValues, _node.assignValues, productallergen.Label); err != nil {
 			return nil, err
 		}
 		_u.mutation.done = true

@@ -211,12 +211,7 @@ func (_u *ProductionOperationUpdateOne) sqlSave(ctx context.Context) (_node *Pro
 	_spec.AddModifiers(_u.modifiers...)
 	if stable := _u.mutation.stable; len(stable) > 0 {
 		_node = &ProductionOperation{config: _u.config}
-		if err := updateOneStable(ctx, _u.driver, _spec, stable, _node.scanValues, _node.assignValues); err != nil {
-			if _, ok := err.(*sqlgraph.NotFoundError); ok {
-				err = &NotFoundError{productionoperation.Label}
-			} else if sqlgraph.IsConstraintError(err) {
-				err = &ConstraintError{msg: err.Error(), wrap: err}
-			}
+		if err := updateOneStable(ctx, _u.driver, _spec, stable, _node.scanValues, _node.assignValues, productionoperation.Label); err != nil {
 			return nil, err
 		}
 		_u.mutation.done = true

@@ -647,12 +647,7 @@ func (_u *QCCheckpointUpdateOne) sqlSave(ctx context.Context) (_node *QCCheckpoi
 	_spec.AddModifiers(_u.modifiers...)
 	if stable := _u.mutation.stable; len(stable) > 0 {
 		_node = &QCCheckpoint{config: _u.config}
-		if err := updateOneStable(ctx, _u.driver, _spec, stable, _node.scanValues, _node.assignValues); err != nil {
-			if _, ok := err.(*sqlgraph.NotFoundError); ok {
-				err = &NotFoundError{qccheckpoint.Label}
-			} else if sqlgraph.IsConstraintError(err) {
-				err = &ConstraintError{msg: err.Error(), wrap: err}
-			}
+		if err := updateOneStable(ctx, _u.driver, _spec, stable, _node.scanValues, _node.assignValues, qccheckpoint.Label); err != nil {
 			return nil, err
 		}
 		_u.mutation.done = true
