@@ -10,6 +10,10 @@
 #   DBNAME=larder_docs   database, dropped and created again
 #   PORT=28995    Larder's port
 #   RESULTS=dir   where logs and results go (default: a new /tmp dir)
+#   ONLY=         run only the scenarios whose name starts with this, e.g.
+#                 ONLY=purchase (the sales order and the shipments go together)
+#   SERVE_ARGS=   extra flags for larder serve, e.g. "--debug-addr 127.0.0.1:28996"
+#                 to profile the server while the creates run
 set -euo pipefail
 
 N=${N:-30}
@@ -36,11 +40,12 @@ org=$($L org create --name Buyer --json | jq -r .id)
 acct=$(psql "$DB" -Atc "SELECT id FROM accounts WHERE organization_id = $org AND environment = 'test'")
 key=$($L key create --org "$org" --env test --scopes all --json | jq -r .key)
 
-$L serve --addr "127.0.0.1:$PORT" --rate-limit 100000000 --webhooks=false >"$RESULTS/serve.log" 2>&1 &
+# shellcheck disable=SC2086 # SERVE_ARGS is a list of flags
+$L serve --addr "127.0.0.1:$PORT" --rate-limit 100000000 --webhooks=false ${SERVE_ARGS:-} >"$RESULTS/serve.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 300); do curl -fs "http://127.0.0.1:$PORT/v1/openapi.json" >/dev/null && break; sleep 0.1; done
 
 "$RESULTS/documents" -url "http://127.0.0.1:$PORT" -key "$key" -database "$DB&binary_parameters=yes" -account "$acct" \
-	-n "$N" -warmup "$WARMUP" -json "$RESULTS/documents.json" | tee "$RESULTS/summary.txt"
+	-n "$N" -warmup "$WARMUP" -only "${ONLY:-}" -json "$RESULTS/documents.json" | tee "$RESULTS/summary.txt"
 echo "results in $RESULTS"
