@@ -2,90 +2,100 @@
 
 package migrate
 
-import "larder.dev/larder/internal/generators/annotate"
+// A Class is where a table's rows live on a distributed PostgreSQL such as
+// Citus, distributed by account (docs/scaling.md): the values of the
+// schemas' annotate.Class.
+type Class string
 
-// Classes are the class of every table on a distributed PostgreSQL such as
-// Citus, by table name, as the schemas declare them (annotate.Placement,
-// which AccountMixin gives every account's table as annotate.Distributed).
-// docs/scaling.md says why each table that is not an account's has its
-// class, and its test holds the page to these.
-var Classes = map[string]annotate.Class{
-	"accounts":                   annotate.Reference,
-	"allergens":                  annotate.Reference,
-	"api_keys":                   annotate.Reference,
-	"api_request_hours":          annotate.Distributed,
-	"api_requests":               annotate.DistributedOnceAccountID,
-	"audit_records":              annotate.Local,
-	"bill_lines":                 annotate.Distributed,
-	"bills":                      annotate.Distributed,
-	"countries":                  annotate.Reference,
-	"customer_tags":              annotate.Distributed,
-	"customer_types":             annotate.Distributed,
-	"customers":                  annotate.Distributed,
-	"document_counters":          annotate.Distributed,
-	"employees":                  annotate.Distributed,
-	"equipment":                  annotate.Distributed,
-	"events":                     annotate.Distributed,
-	"food_nutrients":             annotate.Reference,
-	"foods":                      annotate.Reference,
-	"idempotency_keys":           annotate.Distributed,
-	"import_checks":              annotate.Local,
-	"invoice_lines":              annotate.Distributed,
-	"invoices":                   annotate.Distributed,
-	"locations":                  annotate.Distributed,
-	"lot_corrections":            annotate.Distributed,
-	"nutrients":                  annotate.Reference,
-	"operations":                 annotate.Distributed,
-	"organizations":              annotate.Reference,
-	"preservations":              annotate.Reference,
-	"price_lists":                annotate.Distributed,
-	"product_allergens":          annotate.Distributed,
-	"product_banned_countries":   annotate.Distributed,
-	"product_byproducts":         annotate.Distributed,
-	"product_lots":               annotate.Distributed,
-	"product_qc_checkpoints":     annotate.Distributed,
-	"product_substitutes":        annotate.Distributed,
-	"product_suppliers":          annotate.Distributed,
-	"product_tags":               annotate.Distributed,
-	"production_consumed_steps":  annotate.Distributed,
-	"production_line_equipments": annotate.Distributed,
-	"production_lines":           annotate.Distributed,
-	"production_operations":      annotate.Distributed,
-	"production_planned_steps":   annotate.Distributed,
-	"productions":                annotate.Distributed,
-	"products":                   annotate.Distributed,
-	"purchase_order_lines":       annotate.Distributed,
-	"purchase_orders":            annotate.Distributed,
-	"qc_checkpoints":             annotate.Distributed,
-	"qc_units_of_measure":        annotate.Reference,
-	"rate_windows":               annotate.Local,
-	"recipe_steps":               annotate.Distributed,
-	"recovery_codes":             annotate.Local,
-	"sales_order_lines":          annotate.Distributed,
-	"sales_orders":               annotate.Distributed,
-	"salespeople":                annotate.Distributed,
-	"sessions":                   annotate.Local,
-	"shipment_lines":             annotate.Distributed,
-	"shipments":                  annotate.Distributed,
-	"shipping_addresses":         annotate.Distributed,
-	"shipping_methods":           annotate.Distributed,
-	"stock_movements":            annotate.Distributed,
-	"suppliers":                  annotate.Distributed,
-	"tags":                       annotate.Distributed,
-	"tax_rates":                  annotate.Distributed,
-	"territories":                annotate.Distributed,
-	"units_of_measure":           annotate.Reference,
-	"user_links":                 annotate.Local,
-	"users":                      annotate.Local,
-	"webhook_attempts":           annotate.DistributedOnceAccountID,
-	"webhook_deliveries":         annotate.DistributedOnceAccountID,
-	"webhook_endpoints":          annotate.Distributed,
+// The classes (annotate.Classes).
+const (
+	Distributed              Class = "distributed"
+	DistributedOnceAccountID Class = "distributed once account_id is added"
+	Reference                Class = "reference"
+	Local                    Class = "local"
+)
+
+// Classes are the class of every table, by table name, as the schemas
+// declare them (annotate.Placement, which AccountMixin gives every account's
+// table as Distributed). docs/scaling.md says why each table that is not an
+// account's has its class, and its test holds the page to these.
+var Classes = map[string]Class{
+	"accounts":                   Reference,
+	"allergens":                  Reference,
+	"api_keys":                   Reference,
+	"api_request_hours":          Distributed,
+	"api_requests":               DistributedOnceAccountID,
+	"audit_records":              Local,
+	"bill_lines":                 Distributed,
+	"bills":                      Distributed,
+	"countries":                  Reference,
+	"customer_tags":              Distributed,
+	"customer_types":             Distributed,
+	"customers":                  Distributed,
+	"document_counters":          Distributed,
+	"employees":                  Distributed,
+	"equipment":                  Distributed,
+	"events":                     Distributed,
+	"food_nutrients":             Reference,
+	"foods":                      Reference,
+	"idempotency_keys":           Distributed,
+	"import_checks":              Local,
+	"invoice_lines":              Distributed,
+	"invoices":                   Distributed,
+	"locations":                  Distributed,
+	"lot_corrections":            Distributed,
+	"nutrients":                  Reference,
+	"operations":                 Distributed,
+	"organizations":              Reference,
+	"preservations":              Reference,
+	"price_lists":                Distributed,
+	"product_allergens":          Distributed,
+	"product_banned_countries":   Distributed,
+	"product_byproducts":         Distributed,
+	"product_lots":               Distributed,
+	"product_qc_checkpoints":     Distributed,
+	"product_substitutes":        Distributed,
+	"product_suppliers":          Distributed,
+	"product_tags":               Distributed,
+	"production_consumed_steps":  Distributed,
+	"production_line_equipments": Distributed,
+	"production_lines":           Distributed,
+	"production_operations":      Distributed,
+	"production_planned_steps":   Distributed,
+	"productions":                Distributed,
+	"products":                   Distributed,
+	"purchase_order_lines":       Distributed,
+	"purchase_orders":            Distributed,
+	"qc_checkpoints":             Distributed,
+	"qc_units_of_measure":        Reference,
+	"rate_windows":               Local,
+	"recipe_steps":               Distributed,
+	"recovery_codes":             Local,
+	"sales_order_lines":          Distributed,
+	"sales_orders":               Distributed,
+	"salespeople":                Distributed,
+	"sessions":                   Local,
+	"shipment_lines":             Distributed,
+	"shipments":                  Distributed,
+	"shipping_addresses":         Distributed,
+	"shipping_methods":           Distributed,
+	"stock_movements":            Distributed,
+	"suppliers":                  Distributed,
+	"tags":                       Distributed,
+	"tax_rates":                  Distributed,
+	"territories":                Distributed,
+	"units_of_measure":           Reference,
+	"user_links":                 Local,
+	"users":                      Local,
+	"webhook_attempts":           DistributedOnceAccountID,
+	"webhook_deliveries":         DistributedOnceAccountID,
+	"webhook_endpoints":          Distributed,
 }
 
 // DistributedTables are the tables distributed by account_id, now or once
-// they have it NOT NULL (annotate.Distributed and
-// annotate.DistributedOnceAccountID), in order of name: the tables every
-// statement of one account's request must name the account in.
+// they have it NOT NULL (Distributed and DistributedOnceAccountID), in order
+// of name: the tables every statement of one account's request must name
+// the account in.
 func DistributedTables() []string {
 	return []string{
 		"api_request_hours",

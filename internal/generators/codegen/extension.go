@@ -34,6 +34,7 @@ func (Extension) Templates() []*gen.Template {
 				"flowResources":   flowResources,
 				"flowPackages":    flowPackages,
 				"placements":      placements,
+				"classConsts":     classConsts,
 			}).
 			ParseFS(templates, "templates/*.tmpl")),
 	}

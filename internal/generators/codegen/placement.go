@@ -19,15 +19,32 @@ type Placement struct {
 	Class annotate.Class
 }
 
-// Const is the class's constant in package annotate, as the generated code
-// names it.
-func (p Placement) Const() string {
-	return "annotate." + map[annotate.Class]string{
-		annotate.Distributed:              "Distributed",
-		annotate.DistributedOnceAccountID: "DistributedOnceAccountID",
-		annotate.Reference:                "Reference",
-		annotate.Local:                    "Local",
-	}[p.Class]
+// classNames are the Go names of the classes, in package annotate and in the
+// generated package ent/migrate.
+var classNames = map[annotate.Class]string{
+	annotate.Distributed:              "Distributed",
+	annotate.DistributedOnceAccountID: "DistributedOnceAccountID",
+	annotate.Reference:                "Reference",
+	annotate.Local:                    "Local",
+}
+
+// Const is the Go name of the table's class.
+func (p Placement) Const() string { return classNames[p.Class] }
+
+// ClassConst is a class as the generated code declares it: its Go name and
+// its value.
+type ClassConst struct {
+	Name  string
+	Value annotate.Class
+}
+
+// classConsts are every class, in annotate.Classes' order.
+func classConsts() []ClassConst {
+	var out []ClassConst
+	for _, c := range annotate.Classes {
+		out = append(out, ClassConst{Name: classNames[c], Value: c})
+	}
+	return out
 }
 
 // IsDistributed reports whether the table's rows go to the shards of their
@@ -85,7 +102,7 @@ func placements(g *gen.Graph) ([]Placement, error) {
 
 // placementError says why class does not fit table tb, or "" when it does.
 func placementError(tb *schema.Table, class annotate.Class) string {
-	if !slices.Contains(annotate.Classes, class) {
+	if !slices.Contains(annotate.Classes, class) || classNames[class] == "" {
 		return fmt.Sprintf("table %s has class %q; the classes are %q", tb.Name, class, annotate.Classes)
 	}
 	var notNull bool
