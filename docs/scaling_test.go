@@ -163,7 +163,8 @@ func classes(t *testing.T, doc string, check bool) map[string]migrate.Class {
 
 // TestScalingClasses: every table of the schema has the class its schema
 // declares, which its account_id allows, and scaling.md's table by class
-// agrees with them (classes); and its foreign keys are of the kinds a
+// agrees with them (classes); migrate.DistributedTables lists the tables of
+// the distributed classes; and its foreign keys are of the kinds a
 // distributed PostgreSQL such as Citus accepts between those classes: a
 // reference table refers to reference tables only, a local (coordinator)
 // table to local or reference tables, a distributed table to distributed or
@@ -171,6 +172,19 @@ func classes(t *testing.T, doc string, check bool) map[string]migrate.Class {
 func TestScalingClasses(t *testing.T) {
 	doc := readScaling(t)
 	class := classes(t, doc, true)
+
+	// The API fuzzer's statement check watches migrate.DistributedTables:
+	// every table of a distributed class, and no other.
+	var dist []string
+	for name, cl := range class {
+		if distributedClass(cl) {
+			dist = append(dist, name)
+		}
+	}
+	slices.Sort(dist)
+	if got := migrate.DistributedTables(); !slices.Equal(got, dist) {
+		t.Errorf("migrate.DistributedTables() = %q; the tables of a distributed class are %q", got, dist)
+	}
 
 	for _, tb := range migrate.Tables {
 		from := class[tb.Name]
