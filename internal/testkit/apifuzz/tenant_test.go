@@ -201,7 +201,7 @@ func (c *tenantCheck) report(t testing.TB) {
 	t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t.Logf("tenant filter: %d distinct statements on distributed tables (docs/scaling.md); %d shapes without account_id that it lists (of %d listed), %d that it does not",
+	t.Logf("tenant filter: %d distinct statements on distributed tables (migrate.DistributedTables); %d shapes without account_id that it lists (of %d listed), %d that it does not",
 		c.checked, len(c.listed), len(c.known), len(c.failures))
 	if c.checked == 0 {
 		t.Error("tenant filter: no statement on a distributed table was seen: the check saw nothing")
