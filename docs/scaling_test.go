@@ -13,21 +13,17 @@ import (
 )
 
 // scaling.md's tables make claims about the schema ent generates
-// (ent/migrate.Tables, which the migrations are diffed from); these tests
+// (ent/migrate.Tables, which the migrations are diffed from, and
+// ent/migrate.Classes, the tables' classes on a distributed PostgreSQL as
+// the schemas declare them with annotate.Placement); these tests
 // derive the same facts and fail when the two differ. A failure prints the
 // rows the schema gives, to paste after reviewing what they say.
 
-// The classes scaling.md gives a table on a distributed PostgreSQL.
-const (
-	distributed = "distributed"
-	needsColumn = "distributed once account_id is added"
-	reference   = "reference"
-	local       = "local"
-)
-
 // distributedClass reports whether a class puts a table's rows on the shards
 // of their account.
-func distributedClass(c string) bool { return c == distributed || c == needsColumn }
+func distributedClass(c migrate.Class) bool {
+	return c == migrate.Distributed || c == migrate.DistributedOnceAccountID
+}
 
 // mdTable returns the cells of the first Markdown table after the heading
 // (its header row and separator left out), each trimmed of spaces and of
@@ -84,12 +80,14 @@ func accountColumn(tb *schema.Table) string {
 	return "none"
 }
 
-// classes reads scaling.md's table of every table by class and, with check,
-// checks it against the schema: every table at most once, its account_id as
-// the schema has it, and a class whose demands the column meets. A table the
-// table does not name is a business table, distributed, and must have
-// account_id NOT NULL.
-func classes(t *testing.T, doc string, check bool) map[string]string {
+// classes returns the class of every table of the schema, as the schemas
+// declare it (annotate.Placement, listed by the generator in
+// ent/migrate.Classes), and, with check, checks them and scaling.md's table
+// by class against the schema: every table has a class that its account_id
+// allows; every row of the page names a table of the schema, once, with its
+// account_id as the schema has it and the class its schema declares; and
+// every table whose class is not distributed is on the page, which says why.
+func classes(t *testing.T, doc string, check bool) map[string]migrate.Class {
 	t.Helper()
 	errorf := t.Errorf
 	if !check {
@@ -99,37 +97,53 @@ func classes(t *testing.T, doc string, check bool) map[string]string {
 	for _, tb := range migrate.Tables {
 		byName[tb.Name] = tb
 	}
-	class := map[string]string{}
+	class := map[string]migrate.Class{}
+	for name, cl := range migrate.Classes {
+		if byName[name] == nil {
+			errorf("ent/migrate.Classes classes %s, which is not a table of the schema: run go generate", name)
+			continue
+		}
+		class[name] = cl
+	}
+	for _, tb := range migrate.Tables {
+		acct := accountColumn(tb)
+		switch cl := class[tb.Name]; cl {
+		case "":
+			errorf("%s has no class in ent/migrate.Classes: run go generate", tb.Name)
+		case migrate.Distributed:
+			if acct != "not null" {
+				errorf("%s is distributed by account_id, which it does not have NOT NULL (place it %q)", tb.Name, migrate.DistributedOnceAccountID)
+			}
+		case migrate.DistributedOnceAccountID:
+			if acct == "not null" {
+				errorf("%s has account_id NOT NULL now: place it %q", tb.Name, migrate.Distributed)
+			}
+		case migrate.Reference, migrate.Local:
+		default:
+			errorf("%s has class %q; the classes are %q", tb.Name, cl, []migrate.Class{migrate.Distributed, migrate.DistributedOnceAccountID, migrate.Reference, migrate.Local})
+		}
+	}
+	listed := map[string]bool{}
 	for _, row := range mdTable(t, doc, "### Every table by class") {
 		if len(row) != 4 {
 			errorf("table by class: row %q has %d cells, want 4 (table, account_id, class, why)", row, len(row))
 			continue
 		}
-		name, acct, cl := row[0], row[1], row[2]
+		name, acct, cl := row[0], row[1], migrate.Class(row[2])
 		tb, ok := byName[name]
 		switch {
 		case !ok:
 			errorf("table by class: %s is not a table of the schema", name)
 			continue
-		case class[name] != "":
+		case listed[name]:
 			errorf("table by class: %s is listed twice", name)
 		}
-		class[name] = cl
+		listed[name] = true
 		if got := accountColumn(tb); acct != got {
 			errorf("table by class: %s's account_id is %q in the schema, %q in scaling.md", name, got, acct)
 		}
-		switch cl {
-		case distributed:
-			if acct != "not null" {
-				errorf("table by class: %s is distributed by account_id, which it does not have NOT NULL (class it %q)", name, needsColumn)
-			}
-		case needsColumn:
-			if acct == "not null" {
-				errorf("table by class: %s has account_id NOT NULL now: class it %q", name, distributed)
-			}
-		case reference, local:
-		default:
-			errorf("table by class: %s has class %q; the classes are %q, %q, %q and %q", name, cl, distributed, needsColumn, reference, local)
+		if cl != class[name] {
+			errorf("table by class: %s is %q in scaling.md; its schema declares %q (annotate.Placement)", name, cl, class[name])
 		}
 		if row[3] == "" {
 			errorf("table by class: %s says nothing of why", name)
@@ -137,23 +151,20 @@ func classes(t *testing.T, doc string, check bool) map[string]string {
 	}
 	var missing []string
 	for _, tb := range migrate.Tables {
-		if class[tb.Name] != "" {
-			continue
+		if cl := class[tb.Name]; cl != "" && cl != migrate.Distributed && !listed[tb.Name] {
+			missing = append(missing, fmt.Sprintf("| `%s` | %s | %s | ? |", tb.Name, accountColumn(tb), cl))
 		}
-		if acct := accountColumn(tb); acct != "not null" {
-			missing = append(missing, fmt.Sprintf("| `%s` | %s | ? | ? |", tb.Name, acct))
-			continue
-		}
-		class[tb.Name] = distributed
 	}
 	if len(missing) > 0 {
-		errorf("scaling.md's table by class lacks tables of the schema whose account_id is not NOT NULL, which are no business tables; class them:\n%s", strings.Join(missing, "\n"))
+		errorf("scaling.md's table by class lacks tables whose schemas place them other than distributed; say why:\n%s", strings.Join(missing, "\n"))
 	}
 	return class
 }
 
-// TestScalingClasses: every table of the schema has a class in scaling.md
-// that its account_id allows, and its foreign keys are of the kinds a
+// TestScalingClasses: every table of the schema has the class its schema
+// declares, which its account_id allows, and scaling.md's table by class
+// agrees with them (classes); migrate.DistributedTables lists the tables of
+// the distributed classes; and its foreign keys are of the kinds a
 // distributed PostgreSQL such as Citus accepts between those classes: a
 // reference table refers to reference tables only, a local (coordinator)
 // table to local or reference tables, a distributed table to distributed or
@@ -162,18 +173,31 @@ func TestScalingClasses(t *testing.T) {
 	doc := readScaling(t)
 	class := classes(t, doc, true)
 
+	// The API fuzzer's statement check watches migrate.DistributedTables:
+	// every table of a distributed class, and no other.
+	var dist []string
+	for name, cl := range class {
+		if distributedClass(cl) {
+			dist = append(dist, name)
+		}
+	}
+	slices.Sort(dist)
+	if got := migrate.DistributedTables(); !slices.Equal(got, dist) {
+		t.Errorf("migrate.DistributedTables() = %q; the tables of a distributed class are %q", got, dist)
+	}
+
 	for _, tb := range migrate.Tables {
 		from := class[tb.Name]
 		for _, fk := range tb.ForeignKeys {
 			to := class[fk.RefTable.Name]
 			ok := true
 			switch {
-			case from == reference:
-				ok = to == reference
-			case from == local:
-				ok = to == local || to == reference
+			case from == migrate.Reference:
+				ok = to == migrate.Reference
+			case from == migrate.Local:
+				ok = to == migrate.Local || to == migrate.Reference
 			case distributedClass(from):
-				ok = distributedClass(to) || to == reference
+				ok = distributedClass(to) || to == migrate.Reference
 			}
 			if !ok && from != "" && to != "" {
 				t.Errorf("%s.%s refers to %s: a %s table cannot refer to a %s one", tb.Name, fk.Columns[0].Name, fk.RefTable.Name, from, to)
@@ -186,7 +210,7 @@ func TestScalingClasses(t *testing.T) {
 // account_id out, as rows of scaling.md's table: table, index, columns, and
 // the predicate of a partial index. A unique column is PostgreSQL's
 // <table>_<column>_key. Primary keys are left out: every one is (id).
-func uniqueWithout(class map[string]string) []string {
+func uniqueWithout(class map[string]migrate.Class) []string {
 	var rows []string
 	for _, tb := range migrate.Tables {
 		if !distributedClass(class[tb.Name]) {

@@ -47,7 +47,8 @@ func (Account) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("organization_id", "environment").Unique()}
 }
 
-// Annotations keep the account out of the API.
+// Annotations keep the account out of the API; on a distributed PostgreSQL
+// the table is a reference table (docs/scaling.md).
 func (Account) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal()}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.Reference)}
 }

@@ -58,12 +58,14 @@ func (Allergen) Indexes() []ent.Index {
 	)
 }
 
-// Annotations expose allergens at /allergens.
+// Annotations expose allergens at /allergens; on a distributed PostgreSQL the
+// table is a reference table (docs/scaling.md).
 func (Allergen) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		annotate.Expose("allergens", "allergen_id", annotate.Catalog, annotate.CRUD...).
 			Emits("created", "updated", "deleted").
 			SearchNotCombinable().
 			Describe("Allergens: the account's own plus the shared priority allergens."),
+		annotate.Place(annotate.Reference),
 	}
 }

@@ -89,9 +89,10 @@ func (APIKey) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("account_id", "created_at")}
 }
 
-// Annotations keep keys out of the API.
+// Annotations keep keys out of the API; on a distributed PostgreSQL the table
+// is a reference table (docs/scaling.md).
 func (APIKey) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal(), entsql.Annotation{Table: "api_keys"}}
+	return []schema.Annotation{annotate.Internal(), entsql.Annotation{Table: "api_keys"}, annotate.Place(annotate.Reference)}
 }
 
 // Mixin makes it system-only.

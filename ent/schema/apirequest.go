@@ -145,9 +145,10 @@ const (
 	Deprecated = "deprecated <> ''"
 )
 
-// Annotations keep the log out of the REST API.
+// Annotations keep the log out of the REST API; on a distributed PostgreSQL
+// the table is distributed once it has account_id NOT NULL (docs/scaling.md).
 func (APIRequest) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal()}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.DistributedOnceAccountID)}
 }
 
 // Mixin makes it system-only: the console and the CLI read it through

@@ -107,9 +107,10 @@ func (AuditRecord) Indexes() []ent.Index {
 	}
 }
 
-// Annotations keep audit records out of the API.
+// Annotations keep audit records out of the API; on a distributed PostgreSQL
+// the table is a local table, on the coordinator (docs/scaling.md).
 func (AuditRecord) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal()}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.Local)}
 }
 
 // Mixin makes it system-only.

@@ -34,10 +34,12 @@ func (Country) Indexes() []ent.Index {
 	return append(tenantIndexes("name"), uniqueCode(), uniqueSharedCode())
 }
 
-// Annotations expose countries at /countries.
+// Annotations expose countries at /countries; on a distributed PostgreSQL the
+// table is a reference table (docs/scaling.md).
 func (Country) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		annotate.Expose("countries", "country_id", annotate.Catalog, annotate.ReadOnlyOps...).
 			Describe("Countries (ISO 3166-1), shared by every account."),
+		annotate.Place(annotate.Reference),
 	}
 }

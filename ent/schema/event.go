@@ -105,9 +105,10 @@ func (Event) Indexes() []ent.Index {
 	}
 }
 
-// Annotations keep events out of the REST API.
+// Annotations keep events out of the REST API; on a distributed PostgreSQL
+// the table is distributed by account_id (docs/scaling.md).
 func (Event) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal()}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.Distributed)}
 }
 
 // Mixin makes it system-only.

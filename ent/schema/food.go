@@ -59,12 +59,14 @@ func (Food) Edges() []ent.Edge {
 // Indexes back the sorts.
 func (Food) Indexes() []ent.Index { return tenantIndexes("name", "name_fr") }
 
-// Annotations expose foods at /foods.
+// Annotations expose foods at /foods; on a distributed PostgreSQL the table
+// is a reference table (docs/scaling.md).
 func (Food) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		annotate.Expose("foods", "food_id", annotate.Catalog, annotate.CRUD...).
 			Emits("created", "updated", "deleted").
 			SearchByID().
 			Describe("Foods: nutrition sources of materials, the account's own plus shared ones from a public food composition table."),
+		annotate.Place(annotate.Reference),
 	}
 }

@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -15,6 +16,12 @@ type FoodNutrient struct{ ent.Schema }
 
 // Mixin makes a value belong to its food's account, or be shared with it.
 func (FoodNutrient) Mixin() []ent.Mixin { return []ent.Mixin{AccountMixin{Shared: true}} }
+
+// Annotations: on a distributed PostgreSQL the table is a reference table
+// (docs/scaling.md).
+func (FoodNutrient) Annotations() []schema.Annotation {
+	return []schema.Annotation{annotate.Place(annotate.Reference)}
+}
 
 // Fields of a nutrient value.
 func (FoodNutrient) Fields() []ent.Field {

@@ -88,9 +88,10 @@ func (ImportCheck) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("organization_id", "user_id"), index.Fields("expires_at")}
 }
 
-// Annotations keep checked files out of the API.
+// Annotations keep checked files out of the API; on a distributed PostgreSQL
+// the table is a local table, on the coordinator (docs/scaling.md).
 func (ImportCheck) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal()}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.Local)}
 }
 
 // Mixin makes it system-only.

@@ -64,12 +64,15 @@ func (m AccountMixin) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("account_id", "id")}
 }
 
-// Annotations name the policy's rules for the access report, and add the
+// Annotations name the policy's rules for the access report; an account's
+// table is distributed by account_id on a distributed PostgreSQL
+// (docs/scaling.md), and a shared one, whose global rows belong to no
+// account, declares its own class. A shared table's annotations add the
 // check that a row is either shared or an account's.
 func (m AccountMixin) Annotations() []schema.Annotation {
 	as := []schema.Annotation{policy.DescribePolicy(m.Policy())}
 	if !m.Shared {
-		return as
+		return append(as, annotate.Place(annotate.Distributed))
 	}
 	return append(as, entsql.Annotation{Checks: map[string]string{
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",

@@ -52,11 +52,13 @@ func (Nutrient) Indexes() []ent.Index {
 	}
 }
 
-// Annotations expose nutrients at /nutrients, unpaginated.
+// Annotations expose nutrients at /nutrients, unpaginated; on a distributed
+// PostgreSQL the table is a reference table (docs/scaling.md).
 func (Nutrient) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		annotate.Expose("nutrients", "nutrient_id", annotate.Catalog, annotate.ReadOnlyOps...).
 			All("name").
 			Describe("Nutrients foods report values of, shared by every account. The list is not paginated: every row, by name."),
+		annotate.Place(annotate.Reference),
 	}
 }

@@ -51,7 +51,8 @@ func (Organization) Edges() []ent.Edge {
 	}
 }
 
-// Annotations keep the organization out of the API.
+// Annotations keep the organization out of the API; on a distributed
+// PostgreSQL the table is a reference table (docs/scaling.md).
 func (Organization) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal()}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.Reference)}
 }

@@ -39,10 +39,12 @@ func (Preservation) Indexes() []ent.Index {
 	return append(tenantIndexes("name"), uniqueCode(), uniqueSharedCode())
 }
 
-// Annotations expose preservations at /preservations.
+// Annotations expose preservations at /preservations; on a distributed
+// PostgreSQL the table is a reference table (docs/scaling.md).
 func (Preservation) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		annotate.Expose("preservations", "preservation_id", annotate.Catalog, annotate.ReadOnlyOps...).
 			Describe("Preservation and storage methods, shared by every account."),
+		annotate.Place(annotate.Reference),
 	}
 }

@@ -34,12 +34,14 @@ func (QCUnitOfMeasure) Indexes() []ent.Index {
 	return append(tenantIndexes("name"), uniqueCode(), uniqueSharedCode())
 }
 
-// Annotations expose QC units at /qc-units-of-measure.
+// Annotations expose QC units at /qc-units-of-measure; on a distributed
+// PostgreSQL the table is a reference table (docs/scaling.md).
 func (QCUnitOfMeasure) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		annotate.Expose("qc-units-of-measure", "qc_uom_id", annotate.Catalog, annotate.ReadOnlyOps...).
 			Named("QCUnitOfMeasure").
 			Describe("Units QC checkpoints measure in, shared by every account."),
 		entsql.Annotation{Table: "qc_units_of_measure"},
+		annotate.Place(annotate.Reference),
 	}
 }

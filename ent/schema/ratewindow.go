@@ -37,9 +37,10 @@ func (RateWindow) Indexes() []ent.Index {
 	}
 }
 
-// Annotations keep the counters out of the API.
+// Annotations keep the counters out of the API; on a distributed PostgreSQL
+// the table is a local table, on the coordinator (docs/scaling.md).
 func (RateWindow) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal()}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.Local)}
 }
 
 // Mixin makes it system-only.

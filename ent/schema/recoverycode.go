@@ -64,9 +64,10 @@ func (RecoveryCode) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("user_id")}
 }
 
-// Annotations keep the codes out of the API.
+// Annotations keep the codes out of the API; on a distributed PostgreSQL the
+// table is a local table, on the coordinator (docs/scaling.md).
 func (RecoveryCode) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal()}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.Local)}
 }
 
 // Mixin makes it system-only.

@@ -75,9 +75,10 @@ func (Session) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("user_id"), index.Fields("expires_at")}
 }
 
-// Annotations keep sessions out of the API.
+// Annotations keep sessions out of the API; on a distributed PostgreSQL the
+// table is a local table, on the coordinator (docs/scaling.md).
 func (Session) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal()}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.Local)}
 }
 
 // Mixin makes it system-only.

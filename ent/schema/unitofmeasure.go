@@ -59,12 +59,14 @@ func (UnitOfMeasure) Indexes() []ent.Index {
 	return append(tenantIndexes("name"), uniqueCode(), uniqueSharedCode())
 }
 
-// Annotations expose units at /units-of-measure.
+// Annotations expose units at /units-of-measure; on a distributed PostgreSQL
+// the table is a reference table (docs/scaling.md).
 func (UnitOfMeasure) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		entsql.Annotation{Table: "units_of_measure"},
 		annotate.Expose("units-of-measure", "uom_id", annotate.Catalog, annotate.CRUD...).
 			Emits("created", "updated", "deleted").
 			Describe("Units of measure: the account's own plus the shared ones."),
+		annotate.Place(annotate.Reference),
 	}
 }

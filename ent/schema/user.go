@@ -97,9 +97,10 @@ func (User) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("organization_id", "email")}
 }
 
-// Annotations keep users out of the API.
+// Annotations keep users out of the API; on a distributed PostgreSQL the
+// table is a local table, on the coordinator (docs/scaling.md).
 func (User) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal()}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.Local)}
 }
 
 // Mixin makes it system-only.

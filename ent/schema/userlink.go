@@ -62,9 +62,10 @@ func (UserLink) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("user_id")}
 }
 
-// Annotations keep the links out of the API.
+// Annotations keep the links out of the API; on a distributed PostgreSQL the
+// table is a local table, on the coordinator (docs/scaling.md).
 func (UserLink) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal()}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.Local)}
 }
 
 // Mixin makes it system-only.

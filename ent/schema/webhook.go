@@ -92,9 +92,10 @@ func (WebhookEndpoint) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("account_id")}
 }
 
-// Annotations keep endpoints out of the REST API.
+// Annotations keep endpoints out of the REST API; on a distributed PostgreSQL
+// the table is distributed by account_id (docs/scaling.md).
 func (WebhookEndpoint) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal()}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.Distributed)}
 }
 
 // Mixin makes it system-only.
@@ -167,9 +168,11 @@ func (WebhookDelivery) Indexes() []ent.Index {
 	}
 }
 
-// Annotations keep deliveries out of the REST API.
+// Annotations keep deliveries out of the REST API; on a distributed
+// PostgreSQL the table is distributed once it has account_id NOT NULL
+// (docs/scaling.md).
 func (WebhookDelivery) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal()}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.DistributedOnceAccountID)}
 }
 
 // Mixin makes it system-only.
@@ -242,9 +245,10 @@ func (WebhookAttempt) Indexes() []ent.Index {
 	}
 }
 
-// Annotations keep attempts out of the REST API.
+// Annotations keep attempts out of the REST API; on a distributed PostgreSQL
+// the table is distributed once it has account_id NOT NULL (docs/scaling.md).
 func (WebhookAttempt) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal()}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.DistributedOnceAccountID)}
 }
 
 // Mixin makes it system-only.

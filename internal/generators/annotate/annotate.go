@@ -1,8 +1,10 @@
 // Package annotate is the vocabulary a schema uses to describe its public API:
 // which resource a schema is, which operations exist, and how each field behaves
-// in bodies, lists and webhooks. The codegen package reads these annotations and
-// generates the OpenAPI description, the converters, the list builders, the
-// cost redaction, the scope table and the event catalogue from them.
+// in bodies, lists and webhooks; and where its table would live on a
+// distributed PostgreSQL (Placement). The codegen package reads these
+// annotations and generates the OpenAPI description, the converters, the list
+// builders, the cost redaction, the scope table, the event catalogue and the
+// tables' classes (ent/migrate.Classes) from them.
 //
 // The package imports nothing but ent/schema so that the server binary, which
 // links the schema through ent/runtime, stays free of generator dependencies.

@@ -33,6 +33,8 @@ func (Extension) Templates() []*gen.Template {
 				"catalogue":       func() []annotate.EventResource { return theCatalogue },
 				"flowResources":   flowResources,
 				"flowPackages":    flowPackages,
+				"placements":      placements,
+				"classConsts":     classConsts,
 			}).
 			ParseFS(templates, "templates/*.tmpl")),
 	}
@@ -55,6 +57,9 @@ func (Extension) Hooks() []gen.Hook {
 				return err
 			}
 			if _, err := nodes(g); err != nil {
+				return err
+			}
+			if _, err := placements(g); err != nil {
 				return err
 			}
 			if err := next.Generate(g); err != nil {

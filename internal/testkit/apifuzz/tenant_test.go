@@ -20,53 +20,22 @@ import (
 // server runs on a store that reports every statement (dbtest.Observed), and
 // each distinct statement is read once.
 
-// scalingDoc is the page whose table of every table by class names the
-// distributed tables.
+// scalingDoc is the page that lists the statements the check accepts
+// without the account.
 var scalingDoc = filepath.Join("..", "..", "..", "docs", "scaling.md")
 
-// distributedTables are the tables docs/scaling.md classes as distributed by
-// account_id (now, or once the column is added). docs' TestScalingClasses
-// keeps that table true to the schema.
+// distributedTables are the tables the schemas place distributed by
+// account_id, now or once the column is added (annotate.Placement, listed
+// in migrate.DistributedTables); docs' TestScalingClasses holds
+// docs/scaling.md's table by class to the same classes.
 func distributedTables(t testing.TB) map[string]bool {
 	t.Helper()
-	b, err := os.ReadFile(scalingDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(b), "\n### Every table by class\n")
-	if !ok {
-		t.Fatalf("%s has no table by class", scalingDoc)
-	}
-	out, listed := map[string]bool{}, map[string]bool{}
-	for _, line := range strings.Split(rest, "\n") {
-		if strings.HasPrefix(line, "#") {
-			break
-		}
-		cells := strings.Split(strings.Trim(line, "|"), "|")
-		if !strings.HasPrefix(line, "|") || len(cells) != 4 {
-			continue
-		}
-		name := strings.Trim(strings.TrimSpace(cells[0]), "`")
-		listed[name] = true
-		if class := strings.TrimSpace(cells[2]); strings.HasPrefix(class, "distributed") {
-			out[name] = true
-		}
-	}
-	// A table the table does not name is a business table, distributed by
-	// its account_id, NOT NULL (docs' TestScalingClasses holds the
-	// doc to that).
-	for _, tb := range migrate.Tables {
-		if listed[tb.Name] {
-			continue
-		}
-		for _, c := range tb.Columns {
-			if c.Name == "account_id" && !c.Nullable {
-				out[tb.Name] = true
-			}
-		}
+	out := map[string]bool{}
+	for _, name := range migrate.DistributedTables() {
+		out[name] = true
 	}
 	if len(out) < 10 {
-		t.Fatalf("%s: only %d distributed tables read from the table by class", scalingDoc, len(out))
+		t.Fatalf("only %d distributed tables in migrate.DistributedTables", len(out))
 	}
 	return out
 }
@@ -232,7 +201,7 @@ func (c *tenantCheck) report(t testing.TB) {
 	t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t.Logf("tenant filter: %d distinct statements on distributed tables (docs/scaling.md); %d shapes without account_id that it lists (of %d listed), %d that it does not",
+	t.Logf("tenant filter: %d distinct statements on distributed tables (migrate.DistributedTables); %d shapes without account_id that it lists (of %d listed), %d that it does not",
 		c.checked, len(c.listed), len(c.known), len(c.failures))
 	if c.checked == 0 {
 		t.Error("tenant filter: no statement on a distributed table was seen: the check saw nothing")
