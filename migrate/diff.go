@@ -97,6 +97,7 @@ func diffInto(ctx context.Context, dir atlas.Dir, dia, devURL, version, name str
 		schema.WithDropIndex(true),
 		schema.WithErrNoPlan(true),
 	}
+	opts = append(opts, schema.WithDiffHook(accountKeys))
 	if dia == dialect.Postgres {
 		opts = append(opts, schema.WithDiffHook(partitioned))
 	}

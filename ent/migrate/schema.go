@@ -662,9 +662,9 @@ var (
 				Columns: []*schema.Column{CustomerTagsColumns[2], CustomerTagsColumns[0]},
 			},
 			{
-				Name:    "customertag_customer_id_tag_id",
+				Name:    "customertag_account_id_customer_id_tag_id",
 				Unique:  true,
-				Columns: []*schema.Column{CustomerTagsColumns[1], CustomerTagsColumns[3]},
+				Columns: []*schema.Column{CustomerTagsColumns[2], CustomerTagsColumns[1], CustomerTagsColumns[3]},
 			},
 			{
 				Name:    "customertag_tag_id",
@@ -852,7 +852,7 @@ var (
 	// EventsColumns holds the columns for the "events" table.
 	EventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
-		{Name: "event_id", Type: field.TypeString, Unique: true},
+		{Name: "event_id", Type: field.TypeString},
 		{Name: "environment", Type: field.TypeEnum, Enums: []string{"live", "test"}},
 		{Name: "type", Type: field.TypeString},
 		{Name: "resource_type", Type: field.TypeString},
@@ -880,6 +880,11 @@ var (
 			},
 		},
 		Indexes: []*schema.Index{
+			{
+				Name:    "event_account_id_event_id",
+				Unique:  true,
+				Columns: []*schema.Column{EventsColumns[13], EventsColumns[1]},
+			},
 			{
 				Name:    "event_account_id_created_at",
 				Unique:  false,
@@ -1308,9 +1313,9 @@ var (
 				},
 			},
 			{
-				Name:    "location_parent_id_code",
+				Name:    "location_account_id_parent_id_code",
 				Unique:  true,
-				Columns: []*schema.Column{LocationsColumns[9], LocationsColumns[3]},
+				Columns: []*schema.Column{LocationsColumns[8], LocationsColumns[9], LocationsColumns[3]},
 			},
 		},
 	}
@@ -1720,9 +1725,9 @@ var (
 				Columns: []*schema.Column{ProductAllergensColumns[3], ProductAllergensColumns[0]},
 			},
 			{
-				Name:    "productallergen_product_id_allergen_id",
+				Name:    "productallergen_account_id_product_id_allergen_id",
 				Unique:  true,
-				Columns: []*schema.Column{ProductAllergensColumns[2], ProductAllergensColumns[4]},
+				Columns: []*schema.Column{ProductAllergensColumns[3], ProductAllergensColumns[2], ProductAllergensColumns[4]},
 			},
 			{
 				Name:    "productallergen_allergen_id",
@@ -1770,9 +1775,9 @@ var (
 				Columns: []*schema.Column{ProductBannedCountriesColumns[2], ProductBannedCountriesColumns[0]},
 			},
 			{
-				Name:    "productbannedcountry_product_id_country_id",
+				Name:    "productbannedcountry_account_id_product_id_country_id",
 				Unique:  true,
-				Columns: []*schema.Column{ProductBannedCountriesColumns[1], ProductBannedCountriesColumns[3]},
+				Columns: []*schema.Column{ProductBannedCountriesColumns[2], ProductBannedCountriesColumns[1], ProductBannedCountriesColumns[3]},
 			},
 			{
 				Name:    "productbannedcountry_country_id",
@@ -1820,9 +1825,9 @@ var (
 				Columns: []*schema.Column{ProductByproductsColumns[2], ProductByproductsColumns[0]},
 			},
 			{
-				Name:    "productbyproduct_product_id_byproduct_id",
+				Name:    "productbyproduct_account_id_product_id_byproduct_id",
 				Unique:  true,
-				Columns: []*schema.Column{ProductByproductsColumns[1], ProductByproductsColumns[3]},
+				Columns: []*schema.Column{ProductByproductsColumns[2], ProductByproductsColumns[1], ProductByproductsColumns[3]},
 			},
 			{
 				Name:    "productbyproduct_byproduct_id",
@@ -1945,9 +1950,9 @@ var (
 				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[15], ProductLotsColumns[6], ProductLotsColumns[0]},
 			},
 			{
-				Name:    "productlot_product_id_location_key_lot_number",
+				Name:    "productlot_account_id_product_id_location_key_lot_number",
 				Unique:  true,
-				Columns: []*schema.Column{ProductLotsColumns[15], ProductLotsColumns[4], ProductLotsColumns[5]},
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[15], ProductLotsColumns[4], ProductLotsColumns[5]},
 			},
 			{
 				Name:    "product_lots_unnumbered",
@@ -2011,9 +2016,9 @@ var (
 				Columns: []*schema.Column{ProductQcCheckpointsColumns[2], ProductQcCheckpointsColumns[0]},
 			},
 			{
-				Name:    "productqccheckpoint_product_id_qc_checkpoint_id",
+				Name:    "productqccheckpoint_account_id_product_id_qc_checkpoint_id",
 				Unique:  true,
-				Columns: []*schema.Column{ProductQcCheckpointsColumns[1], ProductQcCheckpointsColumns[3]},
+				Columns: []*schema.Column{ProductQcCheckpointsColumns[2], ProductQcCheckpointsColumns[1], ProductQcCheckpointsColumns[3]},
 			},
 			{
 				Name:    "productqccheckpoint_qc_checkpoint_id",
@@ -2061,9 +2066,9 @@ var (
 				Columns: []*schema.Column{ProductSubstitutesColumns[2], ProductSubstitutesColumns[0]},
 			},
 			{
-				Name:    "productsubstitute_product_id_substitute_id",
+				Name:    "productsubstitute_account_id_product_id_substitute_id",
 				Unique:  true,
-				Columns: []*schema.Column{ProductSubstitutesColumns[1], ProductSubstitutesColumns[3]},
+				Columns: []*schema.Column{ProductSubstitutesColumns[2], ProductSubstitutesColumns[1], ProductSubstitutesColumns[3]},
 			},
 			{
 				Name:    "productsubstitute_substitute_id",
@@ -2111,9 +2116,9 @@ var (
 				Columns: []*schema.Column{ProductSuppliersColumns[2], ProductSuppliersColumns[0]},
 			},
 			{
-				Name:    "productsupplier_product_id_supplier_id",
+				Name:    "productsupplier_account_id_product_id_supplier_id",
 				Unique:  true,
-				Columns: []*schema.Column{ProductSuppliersColumns[1], ProductSuppliersColumns[3]},
+				Columns: []*schema.Column{ProductSuppliersColumns[2], ProductSuppliersColumns[1], ProductSuppliersColumns[3]},
 			},
 			{
 				Name:    "productsupplier_supplier_id",
@@ -2161,9 +2166,9 @@ var (
 				Columns: []*schema.Column{ProductTagsColumns[2], ProductTagsColumns[0]},
 			},
 			{
-				Name:    "producttag_product_id_tag_id",
+				Name:    "producttag_account_id_product_id_tag_id",
 				Unique:  true,
-				Columns: []*schema.Column{ProductTagsColumns[1], ProductTagsColumns[3]},
+				Columns: []*schema.Column{ProductTagsColumns[2], ProductTagsColumns[1], ProductTagsColumns[3]},
 			},
 			{
 				Name:    "producttag_tag_id",
@@ -2423,9 +2428,9 @@ var (
 				Columns: []*schema.Column{ProductionLineEquipmentsColumns[2], ProductionLineEquipmentsColumns[0]},
 			},
 			{
-				Name:    "productionlineequipment_production_line_id_equipment_id",
+				Name:    "productionlineequipment_account_id_line_id_equipment_id",
 				Unique:  true,
-				Columns: []*schema.Column{ProductionLineEquipmentsColumns[1], ProductionLineEquipmentsColumns[3]},
+				Columns: []*schema.Column{ProductionLineEquipmentsColumns[2], ProductionLineEquipmentsColumns[1], ProductionLineEquipmentsColumns[3]},
 			},
 			{
 				Name:    "productionlineequipment_equipment_id",
@@ -2481,9 +2486,9 @@ var (
 				Columns: []*schema.Column{ProductionOperationsColumns[3], ProductionOperationsColumns[0]},
 			},
 			{
-				Name:    "productionoperation_production_id_position",
+				Name:    "productionoperation_account_id_production_id_position",
 				Unique:  true,
-				Columns: []*schema.Column{ProductionOperationsColumns[2], ProductionOperationsColumns[1]},
+				Columns: []*schema.Column{ProductionOperationsColumns[3], ProductionOperationsColumns[2], ProductionOperationsColumns[1]},
 			},
 			{
 				Name:    "productionoperation_operation_id",
@@ -2892,9 +2897,9 @@ var (
 				Columns: []*schema.Column{RecipeStepsColumns[3], RecipeStepsColumns[0]},
 			},
 			{
-				Name:    "recipestep_product_id_position",
+				Name:    "recipestep_account_id_product_id_position",
 				Unique:  true,
-				Columns: []*schema.Column{RecipeStepsColumns[2], RecipeStepsColumns[1]},
+				Columns: []*schema.Column{RecipeStepsColumns[3], RecipeStepsColumns[2], RecipeStepsColumns[1]},
 			},
 			{
 				Name:    "recipestep_operation_id",
@@ -3344,7 +3349,7 @@ var (
 			{
 				Name:    "shipping_addresses_one_default",
 				Unique:  true,
-				Columns: []*schema.Column{ShippingAddressesColumns[7]},
+				Columns: []*schema.Column{ShippingAddressesColumns[8], ShippingAddressesColumns[7]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "is_default",
 				},

@@ -48,7 +48,7 @@ func (CustomerTag) Edges() []ent.Edge {
 // Indexes: each reference once per customer; the reverse lookup of a delete check.
 func (CustomerTag) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("customer_id", "tag_id").Unique(),
+		index.Fields("account_id", "customer_id", "tag_id").Unique(),
 		index.Fields("tag_id"),
 	}
 }

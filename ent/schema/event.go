@@ -22,7 +22,6 @@ func (Event) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("event_id").
 			Immutable().
-			Unique().
 			Comment("Public event id (evt_…), stable across retries and resends."),
 		field.Int("account_id").
 			Immutable().
@@ -97,6 +96,8 @@ func (Event) Edges() []ent.Edge {
 // Indexes of events.
 func (Event) Indexes() []ent.Index {
 	return []ent.Index{
+		// An event's public id is unique within its account.
+		index.Fields("account_id", "event_id").Unique(),
 		index.Fields("account_id", "created_at"),
 		index.Fields("created_at"),
 		index.Fields("dispatched_at", "id"),

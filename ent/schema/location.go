@@ -67,7 +67,7 @@ func (Location) Indexes() []ent.Index {
 		index.Fields("account_id", "code").
 			Unique().
 			Annotations(entsql.IndexWhere("parent_id IS NULL")),
-		index.Fields("parent_id", "code").Unique(),
+		index.Fields("account_id", "parent_id", "code").Unique(),
 	)
 }
 

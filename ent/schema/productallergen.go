@@ -54,7 +54,7 @@ func (ProductAllergen) Edges() []ent.Edge {
 // Indexes: each reference once per product; the reverse lookup of a delete check.
 func (ProductAllergen) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("product_id", "allergen_id").Unique(),
+		index.Fields("account_id", "product_id", "allergen_id").Unique(),
 		index.Fields("allergen_id"),
 	}
 }

@@ -48,7 +48,7 @@ func (ProductBannedCountry) Edges() []ent.Edge {
 // Indexes: each reference once per product; the reverse lookup of a delete check.
 func (ProductBannedCountry) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("product_id", "country_id").Unique(),
+		index.Fields("account_id", "product_id", "country_id").Unique(),
 		index.Fields("country_id"),
 	}
 }

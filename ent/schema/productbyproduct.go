@@ -48,7 +48,7 @@ func (ProductByproduct) Edges() []ent.Edge {
 // Indexes: each reference once per product; the reverse lookup of a delete check.
 func (ProductByproduct) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("product_id", "byproduct_id").Unique(),
+		index.Fields("account_id", "product_id", "byproduct_id").Unique(),
 		index.Fields("byproduct_id"),
 	}
 }

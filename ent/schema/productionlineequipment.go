@@ -52,7 +52,8 @@ func (ProductionLineEquipment) Edges() []ent.Edge {
 // delete check.
 func (ProductionLineEquipment) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("production_line_id", "equipment_id").Unique(),
+		index.Fields("account_id", "production_line_id", "equipment_id").Unique().
+			StorageKey("productionlineequipment_account_id_line_id_equipment_id"),
 		index.Fields("equipment_id"),
 	}
 }

@@ -66,7 +66,7 @@ func (ProductionOperation) Edges() []ent.Edge {
 // checks.
 func (ProductionOperation) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("production_id", "position").Unique(),
+		index.Fields("account_id", "production_id", "position").Unique(),
 		index.Fields("operation_id"),
 		index.Fields("equipment_id"),
 	}

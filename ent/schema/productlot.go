@@ -139,7 +139,7 @@ func (ProductLot) Indexes() []ent.Index {
 		"archived", "created_at", "updated_at", "quantity_base", "product_name"),
 		// Picking reads a product's lots in this order (inventory.Pick).
 		index.Fields("account_id", "product_id", "expiration_date", "id"),
-		index.Fields("product_id", "location_key", "lot_number").Unique(),
+		index.Fields("account_id", "product_id", "location_key", "lot_number").Unique(),
 		index.Fields("account_id", "product_id").
 			Unique().
 			StorageKey("product_lots_unnumbered").

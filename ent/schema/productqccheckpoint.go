@@ -48,7 +48,7 @@ func (ProductQCCheckpoint) Edges() []ent.Edge {
 // Indexes: each reference once per product; the reverse lookup of a delete check.
 func (ProductQCCheckpoint) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("product_id", "qc_checkpoint_id").Unique(),
+		index.Fields("account_id", "product_id", "qc_checkpoint_id").Unique(),
 		index.Fields("qc_checkpoint_id"),
 	}
 }

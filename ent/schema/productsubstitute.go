@@ -48,7 +48,7 @@ func (ProductSubstitute) Edges() []ent.Edge {
 // Indexes: each reference once per product; the reverse lookup of a delete check.
 func (ProductSubstitute) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("product_id", "substitute_id").Unique(),
+		index.Fields("account_id", "product_id", "substitute_id").Unique(),
 		index.Fields("substitute_id"),
 	}
 }

@@ -48,7 +48,7 @@ func (ProductSupplier) Edges() []ent.Edge {
 // Indexes: each reference once per product; the reverse lookup of a delete check.
 func (ProductSupplier) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("product_id", "supplier_id").Unique(),
+		index.Fields("account_id", "product_id", "supplier_id").Unique(),
 		index.Fields("supplier_id"),
 	}
 }

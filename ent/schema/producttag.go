@@ -48,7 +48,7 @@ func (ProductTag) Edges() []ent.Edge {
 // Indexes: each reference once per product; the reverse lookup of a delete check.
 func (ProductTag) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("product_id", "tag_id").Unique(),
+		index.Fields("account_id", "product_id", "tag_id").Unique(),
 		index.Fields("tag_id"),
 	}
 }

@@ -65,7 +65,7 @@ func (RecipeStep) Edges() []ent.Edge {
 // checks.
 func (RecipeStep) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("product_id", "position").Unique(),
+		index.Fields("account_id", "product_id", "position").Unique(),
 		index.Fields("operation_id"),
 		index.Fields("equipment_id"),
 	}

@@ -71,7 +71,7 @@ func (ShippingAddress) Hooks() []ent.Hook {
 func (ShippingAddress) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("customer_id"),
-		index.Fields("customer_id").
+		index.Fields("account_id", "customer_id").
 			Unique().
 			StorageKey("shipping_addresses_one_default").
 			Annotations(

@@ -126,12 +126,14 @@ func (r *Registry) Deliveries(ctx context.Context, orgID, endpointID int, f Deli
 			return nil, err
 		}
 	}
-	if _, err := r.Get(ctx, orgID, endpointID); err != nil {
+	ep, err := r.Get(ctx, orgID, endpointID)
+	if err != nil {
 		return nil, err
 	}
 	q := r.Client.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(endpointID), deliveryOf(orgID))
 	if f.EventID != "" {
-		q.Where(webhookdelivery.HasEventWith(event.EventID(f.EventID)))
+		// An event id is unique within its account (the endpoint's).
+		q.Where(webhookdelivery.HasEventWith(event.EventID(f.EventID), event.AccountID(ep.AccountID)))
 	}
 	if f.Type != "" {
 		q.Where(webhookdelivery.HasEventWith(event.Type(f.Type)))

@@ -1,0 +1,131 @@
+package migrate_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	entmigrate "larder.dev/larder/ent/migrate"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/migrate"
+)
+
+// foreignKey is a foreign key as the database reports it.
+type foreignKey struct {
+	table, ref    string
+	cols, refCols []string
+}
+
+func (fk foreignKey) String() string {
+	return fmt.Sprintf("%s (%s) -> %s (%s)", fk.table, strings.Join(fk.cols, ", "), fk.ref, strings.Join(fk.refCols, ", "))
+}
+
+// TestAccountForeignKeysCarryTheAccount: on both databases, once migrated,
+// every foreign key from a table of one account's rows (classed distributed
+// by the schemas) to another such table is on (account_id, column) and
+// refers to (account_id, id), and every other foreign key is on one column. So a row can only refer to a
+// row of its own account, whatever the code above the database does, and a
+// database that spreads accounts over shards can keep the keys.
+func TestAccountForeignKeysCarryTheAccount(t *testing.T) {
+	t.Parallel()
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			st := freshStore(t, b)
+			ctx := context.Background()
+			if _, err := migrate.Apply(ctx, st.DB, st.Dialect); err != nil {
+				t.Fatal(err)
+			}
+			fks := foreignKeys(t, st.DB, b)
+			accountTables := map[string]bool{}
+			for table, class := range entmigrate.Classes {
+				accountTables[table] = class == entmigrate.Distributed
+			}
+			composite := 0
+			for _, fk := range fks {
+				want := len(fk.cols) == 1
+				if accountTables[fk.table] && accountTables[fk.ref] {
+					want = slices.Equal(fk.cols[:1], []string{"account_id"}) && len(fk.cols) == 2 &&
+						slices.Equal(fk.refCols, []string{"account_id", "id"})
+					composite++
+				}
+				if !want {
+					t.Errorf("foreign key %s: want (account_id, column) -> (account_id, id) between two account tables, one column otherwise", fk)
+				}
+			}
+			// Products alone are referred to by a dozen tables.
+			if composite < 40 {
+				t.Fatalf("only %d foreign keys between account tables; the test no longer reads the schema's", composite)
+			}
+		})
+	}
+}
+
+// foreignKeys reads every foreign key, with its columns in order.
+func foreignKeys(t *testing.T, db *sql.DB, b dbtest.Backend) []foreignKey {
+	t.Helper()
+	var fks []foreignKey
+	// Direct SQL: the test reads the catalog of the database it migrated.
+	if b == dbtest.Postgres {
+		for _, r := range query(t, db, `SELECT c.conrelid::regclass::text, c.confrelid::regclass::text,
+			  (SELECT string_agg(a.attname, ',' ORDER BY k.n) FROM unnest(c.conkey) WITH ORDINALITY k(num, n)
+			     JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.num),
+			  (SELECT string_agg(a.attname, ',' ORDER BY k.n) FROM unnest(c.confkey) WITH ORDINALITY k(num, n)
+			     JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.num)
+			FROM pg_constraint c WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace`) {
+			fks = append(fks, foreignKey{strings.Trim(r[0], `"`), strings.Trim(r[1], `"`), strings.Split(r[2], ","), strings.Split(r[3], ",")})
+		}
+		return fks
+	}
+	for _, r := range query(t, db, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`) {
+		table := r[0]
+		byID := map[string]*foreignKey{}
+		var order []string
+		for _, k := range query(t, db, `SELECT id, "table", "from", "to" FROM pragma_foreign_key_list(?) ORDER BY id, seq`, table) {
+			fk := byID[k[0]]
+			if fk == nil {
+				fk = &foreignKey{table: table, ref: k[1]}
+				byID[k[0]] = fk
+				order = append(order, k[0])
+			}
+			fk.cols, fk.refCols = append(fk.cols, k[2]), append(fk.refCols, k[3])
+		}
+		for _, id := range order {
+			fks = append(fks, *byID[id])
+		}
+	}
+	return fks
+}
+
+// query returns every row of q as strings.
+func query(t *testing.T, db *sql.DB, q string, args ...any) [][]string {
+	t.Helper()
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out [][]string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		row := make([]string, len(cols))
+		for i, v := range vals {
+			row[i] = v.String
+		}
+		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
