@@ -12648,6 +12648,22 @@ func (c *WebhookAttemptClient) GetX(ctx context.Context, id int) *WebhookAttempt
 	return obj
 }
 
+// QueryAccount queries the account edge of a WebhookAttempt.
+func (c *WebhookAttemptClient) QueryAccount(_m *WebhookAttempt) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookattempt.Table, webhookattempt.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, webhookattempt.AccountTable, webhookattempt.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // QueryDelivery queries the delivery edge of a WebhookAttempt.
 func (c *WebhookAttemptClient) QueryDelivery(_m *WebhookAttempt) *WebhookDeliveryQuery {
 	query := (&WebhookDeliveryClient{config: c.config}).Query()
@@ -12796,6 +12812,22 @@ func (c *WebhookDeliveryClient) GetX(ctx context.Context, id int) *WebhookDelive
 		panic(err)
 	}
 	return obj
+}
+
+// QueryAccount queries the account edge of a WebhookDelivery.
+func (c *WebhookDeliveryClient) QueryAccount(_m *WebhookDelivery) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookdelivery.Table, webhookdelivery.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, webhookdelivery.AccountTable, webhookdelivery.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
 }
 
 // QueryEndpoint queries the endpoint edge of a WebhookDelivery.

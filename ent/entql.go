@@ -1560,6 +1560,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "WebhookAttempt",
 		Fields: map[string]*sqlgraph.FieldSpec{
+			webhookattempt.FieldAccountID:      {Type: field.TypeInt, Column: webhookattempt.FieldAccountID},
 			webhookattempt.FieldDeliveryID:     {Type: field.TypeInt, Column: webhookattempt.FieldDeliveryID},
 			webhookattempt.FieldTrigger:        {Type: field.TypeEnum, Column: webhookattempt.FieldTrigger},
 			webhookattempt.FieldAttemptedAt:    {Type: field.TypeTime, Column: webhookattempt.FieldAttemptedAt},
@@ -1583,6 +1584,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "WebhookDelivery",
 		Fields: map[string]*sqlgraph.FieldSpec{
+			webhookdelivery.FieldAccountID:     {Type: field.TypeInt, Column: webhookdelivery.FieldAccountID},
 			webhookdelivery.FieldEndpointID:    {Type: field.TypeInt, Column: webhookdelivery.FieldEndpointID},
 			webhookdelivery.FieldEventID:       {Type: field.TypeInt, Column: webhookdelivery.FieldEventID},
 			webhookdelivery.FieldStatus:        {Type: field.TypeEnum, Column: webhookdelivery.FieldStatus},
@@ -3697,6 +3699,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"User",
 	)
 	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   webhookattempt.AccountTable,
+			Columns: []string{webhookattempt.AccountColumn},
+			Bidi:    false,
+		},
+		"WebhookAttempt",
+		"Account",
+	)
+	graph.MustAddE(
 		"delivery",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -3707,6 +3721,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"WebhookAttempt",
 		"WebhookDelivery",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   webhookdelivery.AccountTable,
+			Columns: []string{webhookdelivery.AccountColumn},
+			Bidi:    false,
+		},
+		"WebhookDelivery",
+		"Account",
 	)
 	graph.MustAddE(
 		"endpoint",
@@ -11889,6 +11915,11 @@ func (f *WebhookAttemptFilter) WhereID(p entql.IntP) {
 	f.Where(p.Field(webhookattempt.FieldID))
 }
 
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *WebhookAttemptFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(webhookattempt.FieldAccountID))
+}
+
 // WhereDeliveryID applies the entql int predicate on the delivery_id field.
 func (f *WebhookAttemptFilter) WhereDeliveryID(p entql.IntP) {
 	f.Where(p.Field(webhookattempt.FieldDeliveryID))
@@ -11937,6 +11968,20 @@ func (f *WebhookAttemptFilter) WhereError(p entql.StringP) {
 // WhereSuccess applies the entql bool predicate on the success field.
 func (f *WebhookAttemptFilter) WhereSuccess(p entql.BoolP) {
 	f.Where(p.Field(webhookattempt.FieldSuccess))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *WebhookAttemptFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *WebhookAttemptFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
 }
 
 // WhereHasDelivery applies a predicate to check if query has an edge delivery.
@@ -11993,6 +12038,11 @@ func (f *WebhookDeliveryFilter) WhereID(p entql.IntP) {
 	f.Where(p.Field(webhookdelivery.FieldID))
 }
 
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *WebhookDeliveryFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(webhookdelivery.FieldAccountID))
+}
+
 // WhereEndpointID applies the entql int predicate on the endpoint_id field.
 func (f *WebhookDeliveryFilter) WhereEndpointID(p entql.IntP) {
 	f.Where(p.Field(webhookdelivery.FieldEndpointID))
@@ -12031,6 +12081,20 @@ func (f *WebhookDeliveryFilter) WhereCreatedAt(p entql.TimeP) {
 // WhereFinishedAt applies the entql time.Time predicate on the finished_at field.
 func (f *WebhookDeliveryFilter) WhereFinishedAt(p entql.TimeP) {
 	f.Where(p.Field(webhookdelivery.FieldFinishedAt))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *WebhookDeliveryFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *WebhookDeliveryFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
 }
 
 // WhereHasEndpoint applies a predicate to check if query has an edge endpoint.

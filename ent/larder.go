@@ -72,7 +72,7 @@ var uniqueIndexes = map[string][]string{
 	"unitofmeasure_code":                                         {"code"},
 	"users_email_key":                                            {"email"},
 	"user_links_token_hash_key":                                  {"token_hash"},
-	"webhookdelivery_event_id_endpoint_id":                       {"event_id", "endpoint_id"},
+	"webhookdelivery_account_id_event_id_endpoint_id":            {"account_id", "event_id", "endpoint_id"},
 }
 
 // UniqueColumns returns the columns of the unique index name.

@@ -9511,7 +9511,8 @@ func (_q *WebhookAttemptQuery) sqlCompiled(ctx context.Context) ([]*WebhookAttem
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	loadedTypes := [1]bool{
+	loadedTypes := [2]bool{
+		_q.withAccount != nil,
 		_q.withDelivery != nil,
 	}
 	var edges uint64
@@ -9537,6 +9538,12 @@ func (_q *WebhookAttemptQuery) sqlCompiled(ctx context.Context) ([]*WebhookAttem
 // loadEdges loads the edges the query asks for into nodes, as sqlAll loads
 // them (sqlCompiled, sqlTyped).
 func (_q *WebhookAttemptQuery) loadEdges(ctx context.Context, nodes []*WebhookAttempt) error {
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *WebhookAttempt, e *Account) { n.Edges.Account = e }); err != nil {
+			return err
+		}
+	}
 	if query := _q.withDelivery; query != nil {
 		if err := _q.loadDelivery(ctx, query, nodes, nil,
 			func(n *WebhookAttempt, e *WebhookDelivery) { n.Edges.Delivery = e }); err != nil {
@@ -9633,7 +9640,8 @@ func (_q *WebhookDeliveryQuery) sqlCompiled(ctx context.Context) ([]*WebhookDeli
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	loadedTypes := [3]bool{
+	loadedTypes := [4]bool{
+		_q.withAccount != nil,
 		_q.withEndpoint != nil,
 		_q.withEvent != nil,
 		_q.withAttempts != nil,
@@ -9661,6 +9669,12 @@ func (_q *WebhookDeliveryQuery) sqlCompiled(ctx context.Context) ([]*WebhookDeli
 // loadEdges loads the edges the query asks for into nodes, as sqlAll loads
 // them (sqlCompiled, sqlTyped).
 func (_q *WebhookDeliveryQuery) loadEdges(ctx context.Context, nodes []*WebhookDelivery) error {
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *WebhookDelivery, e *Account) { n.Edges.Account = e }); err != nil {
+			return err
+		}
+	}
 	if query := _q.withEndpoint; query != nil {
 		if err := _q.loadEndpoint(ctx, query, nodes, nil,
 			func(n *WebhookDelivery, e *WebhookEndpoint) { n.Edges.Endpoint = e }); err != nil {

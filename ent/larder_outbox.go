@@ -924,6 +924,10 @@ func AccountOf(v Value) (int, bool) {
 			return 0, false
 		}
 		return *e.AccountID, true
+	case *WebhookAttempt:
+		return e.AccountID, true
+	case *WebhookDelivery:
+		return e.AccountID, true
 	case *WebhookEndpoint:
 		return e.AccountID, true
 	}

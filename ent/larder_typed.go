@@ -6315,6 +6315,8 @@ func (*WebhookAttempt) typedColumns(columns []string, row **WebhookAttempt) ([]a
 		switch c {
 		case webhookattempt.FieldID:
 			values[i] = column[WebhookAttempt, int]{row, func(n *WebhookAttempt) *int { return &n.ID }, readInt[int]}
+		case webhookattempt.FieldAccountID:
+			values[i] = column[WebhookAttempt, int]{row, func(n *WebhookAttempt) *int { return &n.AccountID }, readInt[int]}
 		case webhookattempt.FieldDeliveryID:
 			values[i] = column[WebhookAttempt, int]{row, func(n *WebhookAttempt) *int { return &n.DeliveryID }, readInt[int]}
 		case webhookattempt.FieldTrigger:
@@ -6371,7 +6373,8 @@ func (_q *WebhookAttemptQuery) List(ctx context.Context) ([]*WebhookAttempt, err
 // modifiers, then carry.
 func (_q *WebhookAttemptQuery) sqlTyped(ctx context.Context) ([]*WebhookAttempt, error) {
 	_spec := _q.querySpec()
-	loadedTypes := [1]bool{
+	loadedTypes := [2]bool{
+		_q.withAccount != nil,
 		_q.withDelivery != nil,
 	}
 	var rows typedNodes[WebhookAttempt]
@@ -6406,6 +6409,8 @@ func (*WebhookDelivery) typedColumns(columns []string, row **WebhookDelivery) ([
 		switch c {
 		case webhookdelivery.FieldID:
 			values[i] = column[WebhookDelivery, int]{row, func(n *WebhookDelivery) *int { return &n.ID }, readInt[int]}
+		case webhookdelivery.FieldAccountID:
+			values[i] = column[WebhookDelivery, int]{row, func(n *WebhookDelivery) *int { return &n.AccountID }, readInt[int]}
 		case webhookdelivery.FieldEndpointID:
 			values[i] = column[WebhookDelivery, int]{row, func(n *WebhookDelivery) *int { return &n.EndpointID }, readInt[int]}
 		case webhookdelivery.FieldEventID:
@@ -6458,7 +6463,8 @@ func (_q *WebhookDeliveryQuery) List(ctx context.Context) ([]*WebhookDelivery, e
 // modifiers, then carry.
 func (_q *WebhookDeliveryQuery) sqlTyped(ctx context.Context) ([]*WebhookDelivery, error) {
 	_spec := _q.querySpec()
-	loadedTypes := [3]bool{
+	loadedTypes := [4]bool{
+		_q.withAccount != nil,
 		_q.withEndpoint != nil,
 		_q.withEvent != nil,
 		_q.withAttempts != nil,

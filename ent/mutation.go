@@ -66750,6 +66750,8 @@ type WebhookAttemptMutation struct {
 	error              *string
 	success            *bool
 	clearedFields      map[string]struct{}
+	account            *int
+	clearedaccount     bool
 	delivery           *int
 	cleareddelivery    bool
 	done               bool
@@ -66857,6 +66859,42 @@ func (m *WebhookAttemptMutation) IDs(ctx context.Context) ([]int, error) {
 	default:
 		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
 	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *WebhookAttemptMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *WebhookAttemptMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the WebhookAttempt entity.
+// If the WebhookAttempt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookAttemptMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *WebhookAttemptMutation) ResetAccountID() {
+	m.account = nil
 }
 
 // SetDeliveryID sets the "delivery_id" field.
@@ -67286,6 +67324,33 @@ func (m *WebhookAttemptMutation) ResetSuccess() {
 	m.success = nil
 }
 
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *WebhookAttemptMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[webhookattempt.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *WebhookAttemptMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *WebhookAttemptMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *WebhookAttemptMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
 // ClearDelivery clears the "delivery" edge to the WebhookDelivery entity.
 func (m *WebhookAttemptMutation) ClearDelivery() {
 	m.cleareddelivery = true
@@ -67347,7 +67412,10 @@ func (m *WebhookAttemptMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookAttemptMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
+	if m.account != nil {
+		fields = append(fields, webhookattempt.FieldAccountID)
+	}
 	if m.delivery != nil {
 		fields = append(fields, webhookattempt.FieldDeliveryID)
 	}
@@ -67386,6 +67454,8 @@ func (m *WebhookAttemptMutation) Fields() []string {
 // schema.
 func (m *WebhookAttemptMutation) Field(name string) (ent.Value, bool) {
 	switch name {
+	case webhookattempt.FieldAccountID:
+		return m.AccountID()
 	case webhookattempt.FieldDeliveryID:
 		return m.DeliveryID()
 	case webhookattempt.FieldTrigger:
@@ -67415,6 +67485,8 @@ func (m *WebhookAttemptMutation) Field(name string) (ent.Value, bool) {
 // database failed.
 func (m *WebhookAttemptMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
 	switch name {
+	case webhookattempt.FieldAccountID:
+		return m.OldAccountID(ctx)
 	case webhookattempt.FieldDeliveryID:
 		return m.OldDeliveryID(ctx)
 	case webhookattempt.FieldTrigger:
@@ -67444,6 +67516,13 @@ func (m *WebhookAttemptMutation) OldField(ctx context.Context, name string) (ent
 // type.
 func (m *WebhookAttemptMutation) SetField(name string, value ent.Value) error {
 	switch name {
+	case webhookattempt.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
 	case webhookattempt.FieldDeliveryID:
 		v, ok := value.(int)
 		if !ok {
@@ -67605,6 +67684,9 @@ func (m *WebhookAttemptMutation) ClearField(name string) error {
 // It returns an error if the field is not defined in the schema.
 func (m *WebhookAttemptMutation) ResetField(name string) error {
 	switch name {
+	case webhookattempt.FieldAccountID:
+		m.ResetAccountID()
+		return nil
 	case webhookattempt.FieldDeliveryID:
 		m.ResetDeliveryID()
 		return nil
@@ -67641,7 +67723,10 @@ func (m *WebhookAttemptMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *WebhookAttemptMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
+	if m.account != nil {
+		edges = append(edges, webhookattempt.EdgeAccount)
+	}
 	if m.delivery != nil {
 		edges = append(edges, webhookattempt.EdgeDelivery)
 	}
@@ -67652,6 +67737,10 @@ func (m *WebhookAttemptMutation) AddedEdges() []string {
 // name in this mutation.
 func (m *WebhookAttemptMutation) AddedIDs(name string) []ent.Value {
 	switch name {
+	case webhookattempt.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
 	case webhookattempt.EdgeDelivery:
 		if id := m.delivery; id != nil {
 			return []ent.Value{*id}
@@ -67662,7 +67751,7 @@ func (m *WebhookAttemptMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *WebhookAttemptMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	return edges
 }
 
@@ -67674,7 +67763,10 @@ func (m *WebhookAttemptMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *WebhookAttemptMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
+	if m.clearedaccount {
+		edges = append(edges, webhookattempt.EdgeAccount)
+	}
 	if m.cleareddelivery {
 		edges = append(edges, webhookattempt.EdgeDelivery)
 	}
@@ -67685,6 +67777,8 @@ func (m *WebhookAttemptMutation) ClearedEdges() []string {
 // was cleared in this mutation.
 func (m *WebhookAttemptMutation) EdgeCleared(name string) bool {
 	switch name {
+	case webhookattempt.EdgeAccount:
+		return m.clearedaccount
 	case webhookattempt.EdgeDelivery:
 		return m.cleareddelivery
 	}
@@ -67695,6 +67789,9 @@ func (m *WebhookAttemptMutation) EdgeCleared(name string) bool {
 // if that edge is not defined in the schema.
 func (m *WebhookAttemptMutation) ClearEdge(name string) error {
 	switch name {
+	case webhookattempt.EdgeAccount:
+		m.ClearAccount()
+		return nil
 	case webhookattempt.EdgeDelivery:
 		m.ClearDelivery()
 		return nil
@@ -67706,6 +67803,9 @@ func (m *WebhookAttemptMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *WebhookAttemptMutation) ResetEdge(name string) error {
 	switch name {
+	case webhookattempt.EdgeAccount:
+		m.ResetAccount()
+		return nil
 	case webhookattempt.EdgeDelivery:
 		m.ResetDelivery()
 		return nil
@@ -67727,6 +67827,8 @@ type WebhookDeliveryMutation struct {
 	created_at       *time.Time
 	finished_at      *time.Time
 	clearedFields    map[string]struct{}
+	account          *int
+	clearedaccount   bool
 	endpoint         *int
 	clearedendpoint  bool
 	event            *int
@@ -67839,6 +67941,42 @@ func (m *WebhookDeliveryMutation) IDs(ctx context.Context) ([]int, error) {
 	default:
 		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
 	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *WebhookDeliveryMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *WebhookDeliveryMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *WebhookDeliveryMutation) ResetAccountID() {
+	m.account = nil
 }
 
 // SetEndpointID sets the "endpoint_id" field.
@@ -68175,6 +68313,33 @@ func (m *WebhookDeliveryMutation) ResetFinishedAt() {
 	delete(m.clearedFields, webhookdelivery.FieldFinishedAt)
 }
 
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *WebhookDeliveryMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[webhookdelivery.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *WebhookDeliveryMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *WebhookDeliveryMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *WebhookDeliveryMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
 // ClearEndpoint clears the "endpoint" edge to the WebhookEndpoint entity.
 func (m *WebhookDeliveryMutation) ClearEndpoint() {
 	m.clearedendpoint = true
@@ -68317,7 +68482,10 @@ func (m *WebhookDeliveryMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookDeliveryMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
+	if m.account != nil {
+		fields = append(fields, webhookdelivery.FieldAccountID)
+	}
 	if m.endpoint != nil {
 		fields = append(fields, webhookdelivery.FieldEndpointID)
 	}
@@ -68350,6 +68518,8 @@ func (m *WebhookDeliveryMutation) Fields() []string {
 // schema.
 func (m *WebhookDeliveryMutation) Field(name string) (ent.Value, bool) {
 	switch name {
+	case webhookdelivery.FieldAccountID:
+		return m.AccountID()
 	case webhookdelivery.FieldEndpointID:
 		return m.EndpointID()
 	case webhookdelivery.FieldEventID:
@@ -68375,6 +68545,8 @@ func (m *WebhookDeliveryMutation) Field(name string) (ent.Value, bool) {
 // database failed.
 func (m *WebhookDeliveryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
 	switch name {
+	case webhookdelivery.FieldAccountID:
+		return m.OldAccountID(ctx)
 	case webhookdelivery.FieldEndpointID:
 		return m.OldEndpointID(ctx)
 	case webhookdelivery.FieldEventID:
@@ -68400,6 +68572,13 @@ func (m *WebhookDeliveryMutation) OldField(ctx context.Context, name string) (en
 // type.
 func (m *WebhookDeliveryMutation) SetField(name string, value ent.Value) error {
 	switch name {
+	case webhookdelivery.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
 	case webhookdelivery.FieldEndpointID:
 		v, ok := value.(int)
 		if !ok {
@@ -68535,6 +68714,9 @@ func (m *WebhookDeliveryMutation) ClearField(name string) error {
 // It returns an error if the field is not defined in the schema.
 func (m *WebhookDeliveryMutation) ResetField(name string) error {
 	switch name {
+	case webhookdelivery.FieldAccountID:
+		m.ResetAccountID()
+		return nil
 	case webhookdelivery.FieldEndpointID:
 		m.ResetEndpointID()
 		return nil
@@ -68565,7 +68747,10 @@ func (m *WebhookDeliveryMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *WebhookDeliveryMutation) AddedEdges() []string {
-	edges := make([]string, 0, 3)
+	edges := make([]string, 0, 4)
+	if m.account != nil {
+		edges = append(edges, webhookdelivery.EdgeAccount)
+	}
 	if m.endpoint != nil {
 		edges = append(edges, webhookdelivery.EdgeEndpoint)
 	}
@@ -68582,6 +68767,10 @@ func (m *WebhookDeliveryMutation) AddedEdges() []string {
 // name in this mutation.
 func (m *WebhookDeliveryMutation) AddedIDs(name string) []ent.Value {
 	switch name {
+	case webhookdelivery.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
 	case webhookdelivery.EdgeEndpoint:
 		if id := m.endpoint; id != nil {
 			return []ent.Value{*id}
@@ -68602,7 +68791,7 @@ func (m *WebhookDeliveryMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *WebhookDeliveryMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 3)
+	edges := make([]string, 0, 4)
 	if m.removedattempts != nil {
 		edges = append(edges, webhookdelivery.EdgeAttempts)
 	}
@@ -68625,7 +68814,10 @@ func (m *WebhookDeliveryMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *WebhookDeliveryMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 3)
+	edges := make([]string, 0, 4)
+	if m.clearedaccount {
+		edges = append(edges, webhookdelivery.EdgeAccount)
+	}
 	if m.clearedendpoint {
 		edges = append(edges, webhookdelivery.EdgeEndpoint)
 	}
@@ -68642,6 +68834,8 @@ func (m *WebhookDeliveryMutation) ClearedEdges() []string {
 // was cleared in this mutation.
 func (m *WebhookDeliveryMutation) EdgeCleared(name string) bool {
 	switch name {
+	case webhookdelivery.EdgeAccount:
+		return m.clearedaccount
 	case webhookdelivery.EdgeEndpoint:
 		return m.clearedendpoint
 	case webhookdelivery.EdgeEvent:
@@ -68656,6 +68850,9 @@ func (m *WebhookDeliveryMutation) EdgeCleared(name string) bool {
 // if that edge is not defined in the schema.
 func (m *WebhookDeliveryMutation) ClearEdge(name string) error {
 	switch name {
+	case webhookdelivery.EdgeAccount:
+		m.ClearAccount()
+		return nil
 	case webhookdelivery.EdgeEndpoint:
 		m.ClearEndpoint()
 		return nil
@@ -68670,6 +68867,9 @@ func (m *WebhookDeliveryMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *WebhookDeliveryMutation) ResetEdge(name string) error {
 	switch name {
+	case webhookdelivery.EdgeAccount:
+		m.ResetAccount()
+		return nil
 	case webhookdelivery.EdgeEndpoint:
 		m.ResetEndpoint()
 		return nil

@@ -10,6 +10,7 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 )
@@ -19,6 +20,8 @@ type WebhookAttempt struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
+	// The account of the delivery.
+	AccountID int `json:"account_id,omitempty"`
 	// The delivery.
 	DeliveryID int `json:"delivery_id,omitempty"`
 	// What sent it: the retry schedule, a resend, or the test button.
@@ -47,11 +50,24 @@ type WebhookAttempt struct {
 
 // WebhookAttemptEdges holds the relations/edges for other nodes in the graph.
 type WebhookAttemptEdges struct {
+	// Account holds the value of the account edge.
+	Account *Account `json:"account,omitempty"`
 	// Delivery holds the value of the delivery edge.
 	Delivery *WebhookDelivery `json:"delivery,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
+}
+
+// AccountOrErr returns the Account value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e WebhookAttemptEdges) AccountOrErr() (*Account, error) {
+	if e.Account != nil {
+		return e.Account, nil
+	} else if e.loadedTypes[0] {
+		return nil, &NotFoundError{label: account.Label}
+	}
+	return nil, &NotLoadedError{edge: "account"}
 }
 
 // DeliveryOrErr returns the Delivery value or an error if the edge
@@ -59,7 +75,7 @@ type WebhookAttemptEdges struct {
 func (e WebhookAttemptEdges) DeliveryOrErr() (*WebhookDelivery, error) {
 	if e.Delivery != nil {
 		return e.Delivery, nil
-	} else if e.loadedTypes[0] {
+	} else if e.loadedTypes[1] {
 		return nil, &NotFoundError{label: webhookdelivery.Label}
 	}
 	return nil, &NotLoadedError{edge: "delivery"}
@@ -74,7 +90,7 @@ func (*WebhookAttempt) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case webhookattempt.FieldSuccess:
 			values[i] = new(sql.NullBool)
-		case webhookattempt.FieldID, webhookattempt.FieldDeliveryID, webhookattempt.FieldResponseStatus, webhookattempt.FieldDurationMs:
+		case webhookattempt.FieldID, webhookattempt.FieldAccountID, webhookattempt.FieldDeliveryID, webhookattempt.FieldResponseStatus, webhookattempt.FieldDurationMs:
 			values[i] = new(sql.NullInt64)
 		case webhookattempt.FieldTrigger, webhookattempt.FieldRequestBody, webhookattempt.FieldResponseBody, webhookattempt.FieldError:
 			values[i] = new(sql.NullString)
@@ -101,6 +117,12 @@ func (_m *WebhookAttempt) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field id", value)
 			}
 			_m.ID = int(value.Int64)
+		case webhookattempt.FieldAccountID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field account_id", values[i])
+			} else if value.Valid {
+				_m.AccountID = int(value.Int64)
+			}
 		case webhookattempt.FieldDeliveryID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field delivery_id", values[i])
@@ -178,6 +200,11 @@ func (_m *WebhookAttempt) Value(name string) (ent.Value, error) {
 	return _m.selectValues.Get(name)
 }
 
+// QueryAccount queries the "account" edge of the WebhookAttempt entity.
+func (_m *WebhookAttempt) QueryAccount() *AccountQuery {
+	return NewWebhookAttemptClient(_m.config).QueryAccount(_m)
+}
+
 // QueryDelivery queries the "delivery" edge of the WebhookAttempt entity.
 func (_m *WebhookAttempt) QueryDelivery() *WebhookDeliveryQuery {
 	return NewWebhookAttemptClient(_m.config).QueryDelivery(_m)
@@ -206,6 +233,9 @@ func (_m *WebhookAttempt) String() string {
 	var builder strings.Builder
 	builder.WriteString("WebhookAttempt(")
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
+	builder.WriteString("account_id=")
+	builder.WriteString(fmt.Sprintf("%v", _m.AccountID))
+	builder.WriteString(", ")
 	builder.WriteString("delivery_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.DeliveryID))
 	builder.WriteString(", ")

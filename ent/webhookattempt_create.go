@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 )
@@ -21,6 +22,12 @@ type WebhookAttemptCreate struct {
 	mutation *WebhookAttemptMutation
 	hooks    []Hook
 	conflict []sql.ConflictOption
+}
+
+// SetAccountID sets the "account_id" field.
+func (_c *WebhookAttemptCreate) SetAccountID(v int) *WebhookAttemptCreate {
+	_c.mutation.SetAccountID(v)
+	return _c
 }
 
 // SetDeliveryID sets the "delivery_id" field.
@@ -107,6 +114,11 @@ func (_c *WebhookAttemptCreate) SetSuccess(v bool) *WebhookAttemptCreate {
 	return _c
 }
 
+// SetAccount sets the "account" edge to the Account entity.
+func (_c *WebhookAttemptCreate) SetAccount(v *Account) *WebhookAttemptCreate {
+	return _c.SetAccountID(v.ID)
+}
+
 // SetDelivery sets the "delivery" edge to the WebhookDelivery entity.
 func (_c *WebhookAttemptCreate) SetDelivery(v *WebhookDelivery) *WebhookAttemptCreate {
 	return _c.SetDeliveryID(v.ID)
@@ -158,6 +170,9 @@ func (_c *WebhookAttemptCreate) defaults() error {
 
 // check runs all checks and user-defined validators on the builder.
 func (_c *WebhookAttemptCreate) check() error {
+	if _, ok := _c.mutation.AccountID(); !ok {
+		return &ValidationError{Name: "account_id", err: errors.New(`ent: missing required field "WebhookAttempt.account_id"`)}
+	}
 	if _, ok := _c.mutation.DeliveryID(); !ok {
 		return &ValidationError{Name: "delivery_id", err: errors.New(`ent: missing required field "WebhookAttempt.delivery_id"`)}
 	}
@@ -186,6 +201,9 @@ func (_c *WebhookAttemptCreate) check() error {
 	}
 	if _, ok := _c.mutation.Success(); !ok {
 		return &ValidationError{Name: "success", err: errors.New(`ent: missing required field "WebhookAttempt.success"`)}
+	}
+	if len(_c.mutation.AccountIDs()) == 0 {
+		return &ValidationError{Name: "account", err: errors.New(`ent: missing required edge "WebhookAttempt.account"`)}
 	}
 	if len(_c.mutation.DeliveryIDs()) == 0 {
 		return &ValidationError{Name: "delivery", err: errors.New(`ent: missing required edge "WebhookAttempt.delivery"`)}
@@ -253,6 +271,23 @@ func (_c *WebhookAttemptCreate) createSpec() (*WebhookAttempt, *sqlgraph.CreateS
 		_spec.SetField(webhookattempt.FieldSuccess, field.TypeBool, value)
 		_node.Success = value
 	}
+	if nodes := _c.mutation.AccountIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   webhookattempt.AccountTable,
+			Columns: []string{webhookattempt.AccountColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(account.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_node.AccountID = nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
 	if nodes := _c.mutation.DeliveryIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -277,7 +312,7 @@ func (_c *WebhookAttemptCreate) createSpec() (*WebhookAttempt, *sqlgraph.CreateS
 // of the `INSERT` statement. For example:
 //
 //	client.WebhookAttempt.Create().
-//		SetDeliveryID(v).
+//		SetAccountID(v).
 //		OnConflict(
 //			// Update the row with the new values
 //			// the was proposed for insertion.
@@ -286,7 +321,7 @@ func (_c *WebhookAttemptCreate) createSpec() (*WebhookAttempt, *sqlgraph.CreateS
 //		// Override some of the fields with custom
 //		// update values.
 //		Update(func(u *ent.WebhookAttemptUpsert) {
-//			SetDeliveryID(v+v).
+//			SetAccountID(v+v).
 //		}).
 //		Exec(ctx)
 func (_c *WebhookAttemptCreate) OnConflict(opts ...sql.ConflictOption) *WebhookAttemptUpsertOne {
@@ -333,6 +368,9 @@ type (
 func (u *WebhookAttemptUpsertOne) UpdateNewValues() *WebhookAttemptUpsertOne {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWithNewValues())
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(s *sql.UpdateSet) {
+		if _, exists := u.create.mutation.AccountID(); exists {
+			s.SetIgnore(webhookattempt.FieldAccountID)
+		}
 		if _, exists := u.create.mutation.DeliveryID(); exists {
 			s.SetIgnore(webhookattempt.FieldDeliveryID)
 		}
@@ -529,7 +567,7 @@ func (_c *WebhookAttemptCreateBulk) ExecX(ctx context.Context) {
 //		// Override some of the fields with custom
 //		// update values.
 //		Update(func(u *ent.WebhookAttemptUpsert) {
-//			SetDeliveryID(v+v).
+//			SetAccountID(v+v).
 //		}).
 //		Exec(ctx)
 func (_c *WebhookAttemptCreateBulk) OnConflict(opts ...sql.ConflictOption) *WebhookAttemptUpsertBulk {
@@ -570,6 +608,9 @@ func (u *WebhookAttemptUpsertBulk) UpdateNewValues() *WebhookAttemptUpsertBulk {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWithNewValues())
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(s *sql.UpdateSet) {
 		for _, b := range u.create.builders {
+			if _, exists := b.mutation.AccountID(); exists {
+				s.SetIgnore(webhookattempt.FieldAccountID)
+			}
 			if _, exists := b.mutation.DeliveryID(); exists {
 				s.SetIgnore(webhookattempt.FieldDeliveryID)
 			}

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
@@ -25,6 +26,7 @@ type WebhookAttemptQuery struct {
 	order        []webhookattempt.OrderOption
 	inters       []Interceptor
 	predicates   []predicate.WebhookAttempt
+	withAccount  *AccountQuery
 	withDelivery *WebhookDeliveryQuery
 	// known records the predicates a compiled statement takes its
 	// arguments from (ByID, WhereKnown; Read).
@@ -64,6 +66,28 @@ func (_q *WebhookAttemptQuery) Unique(unique bool) *WebhookAttemptQuery {
 func (_q *WebhookAttemptQuery) Order(o ...webhookattempt.OrderOption) *WebhookAttemptQuery {
 	_q.order = append(_q.order, o...)
 	return _q
+}
+
+// QueryAccount chains the current query on the "account" edge.
+func (_q *WebhookAttemptQuery) QueryAccount() *AccountQuery {
+	query := (&AccountClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookattempt.Table, webhookattempt.FieldID, selector),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, webhookattempt.AccountTable, webhookattempt.AccountColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
 }
 
 // QueryDelivery chains the current query on the "delivery" edge.
@@ -280,12 +304,24 @@ func (_q *WebhookAttemptQuery) Clone() *WebhookAttemptQuery {
 		order:        append([]webhookattempt.OrderOption{}, _q.order...),
 		inters:       append([]Interceptor{}, _q.inters...),
 		predicates:   append([]predicate.WebhookAttempt{}, _q.predicates...),
+		withAccount:  _q.withAccount.Clone(),
 		withDelivery: _q.withDelivery.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
 		modifiers: append([]func(*sql.Selector){}, _q.modifiers...),
 	}
+}
+
+// WithAccount tells the query-builder to eager-load the nodes that are connected to
+// the "account" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *WebhookAttemptQuery) WithAccount(opts ...func(*AccountQuery)) *WebhookAttemptQuery {
+	query := (&AccountClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withAccount = query
+	return _q
 }
 
 // WithDelivery tells the query-builder to eager-load the nodes that are connected to
@@ -305,12 +341,12 @@ func (_q *WebhookAttemptQuery) WithDelivery(opts ...func(*WebhookDeliveryQuery))
 // Example:
 //
 //	var v []struct {
-//		DeliveryID int `json:"delivery_id,omitempty"`
+//		AccountID int `json:"account_id,omitempty"`
 //		Count int `json:"count,omitempty"`
 //	}
 //
 //	client.WebhookAttempt.Query().
-//		GroupBy(webhookattempt.FieldDeliveryID).
+//		GroupBy(webhookattempt.FieldAccountID).
 //		Aggregate(ent.Count()).
 //		Scan(ctx, &v)
 func (_q *WebhookAttemptQuery) GroupBy(field string, fields ...string) *WebhookAttemptGroupBy {
@@ -328,11 +364,11 @@ func (_q *WebhookAttemptQuery) GroupBy(field string, fields ...string) *WebhookA
 // Example:
 //
 //	var v []struct {
-//		DeliveryID int `json:"delivery_id,omitempty"`
+//		AccountID int `json:"account_id,omitempty"`
 //	}
 //
 //	client.WebhookAttempt.Query().
-//		Select(webhookattempt.FieldDeliveryID).
+//		Select(webhookattempt.FieldAccountID).
 //		Scan(ctx, &v)
 func (_q *WebhookAttemptQuery) Select(fields ...string) *WebhookAttemptSelect {
 	_q.ctx.Fields = append(_q.ctx.Fields, fields...)
@@ -383,7 +419,8 @@ func (_q *WebhookAttemptQuery) sqlAll(ctx context.Context, hooks ...queryHook) (
 	var (
 		nodes       = []*WebhookAttempt{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [2]bool{
+			_q.withAccount != nil,
 			_q.withDelivery != nil,
 		}
 	)
@@ -413,6 +450,12 @@ func (_q *WebhookAttemptQuery) sqlAll(ctx context.Context, hooks ...queryHook) (
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *WebhookAttempt, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, err
+		}
+	}
 	if query := _q.withDelivery; query != nil {
 		if err := _q.loadDelivery(ctx, query, nodes, nil,
 			func(n *WebhookAttempt, e *WebhookDelivery) { n.Edges.Delivery = e }); err != nil {
@@ -422,6 +465,35 @@ func (_q *WebhookAttemptQuery) sqlAll(ctx context.Context, hooks ...queryHook) (
 	return nodes, nil
 }
 
+func (_q *WebhookAttemptQuery) loadAccount(ctx context.Context, query *AccountQuery, nodes []*WebhookAttempt, init func(*WebhookAttempt), assign func(*WebhookAttempt, *Account)) error {
+	ids := make([]int, 0, len(nodes))
+	nodeids := make(map[int][]*WebhookAttempt)
+	for i := range nodes {
+		fk := nodes[i].AccountID
+		if _, ok := nodeids[fk]; !ok {
+			ids = append(ids, fk)
+		}
+		nodeids[fk] = append(nodeids[fk], nodes[i])
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	query.Where(account.IDIn(ids...))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nodeids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected foreign-key "account_id" returned %v`, n.ID)
+		}
+		for i := range nodes {
+			assign(nodes[i], n)
+		}
+	}
+	return nil
+}
 func (_q *WebhookAttemptQuery) loadDelivery(ctx context.Context, query *WebhookDeliveryQuery, nodes []*WebhookAttempt, init func(*WebhookAttempt), assign func(*WebhookAttempt, *WebhookDelivery)) error {
 	ids := make([]int, 0, len(nodes))
 	nodeids := make(map[int][]*WebhookAttempt)
@@ -484,6 +556,9 @@ func (_q *WebhookAttemptQuery) querySpec() *sqlgraph.QuerySpec {
 			if fields[i] != webhookattempt.FieldID {
 				_spec.Node.Columns = append(_spec.Node.Columns, fields[i])
 			}
+		}
+		if _q.withAccount != nil {
+			_spec.Node.AddColumnOnce(webhookattempt.FieldAccountID)
 		}
 		if _q.withDelivery != nil {
 			_spec.Node.AddColumnOnce(webhookattempt.FieldDeliveryID)

@@ -62,6 +62,9 @@ func (_u *WebhookAttemptUpdate) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *WebhookAttemptUpdate) check() error {
+	if _u.mutation.AccountCleared() && len(_u.mutation.AccountIDs()) > 0 {
+		return errors.New(`ent: clearing a required unique edge "WebhookAttempt.account"`)
+	}
 	if _u.mutation.DeliveryCleared() && len(_u.mutation.DeliveryIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "WebhookAttempt.delivery"`)
 	}
@@ -161,6 +164,9 @@ func (_u *WebhookAttemptUpdateOne) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *WebhookAttemptUpdateOne) check() error {
+	if _u.mutation.AccountCleared() && len(_u.mutation.AccountIDs()) > 0 {
+		return errors.New(`ent: clearing a required unique edge "WebhookAttempt.account"`)
+	}
 	if _u.mutation.DeliveryCleared() && len(_u.mutation.DeliveryIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "WebhookAttempt.delivery"`)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
@@ -19,6 +20,8 @@ type WebhookDelivery struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
+	// The account of the event and the endpoint.
+	AccountID int `json:"account_id,omitempty"`
 	// The endpoint.
 	EndpointID int `json:"endpoint_id,omitempty"`
 	// The outbox event (events.id).
@@ -43,6 +46,8 @@ type WebhookDelivery struct {
 
 // WebhookDeliveryEdges holds the relations/edges for other nodes in the graph.
 type WebhookDeliveryEdges struct {
+	// Account holds the value of the account edge.
+	Account *Account `json:"account,omitempty"`
 	// Endpoint holds the value of the endpoint edge.
 	Endpoint *WebhookEndpoint `json:"endpoint,omitempty"`
 	// Event holds the value of the event edge.
@@ -51,7 +56,18 @@ type WebhookDeliveryEdges struct {
 	Attempts []*WebhookAttempt `json:"attempts,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [3]bool
+	loadedTypes [4]bool
+}
+
+// AccountOrErr returns the Account value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e WebhookDeliveryEdges) AccountOrErr() (*Account, error) {
+	if e.Account != nil {
+		return e.Account, nil
+	} else if e.loadedTypes[0] {
+		return nil, &NotFoundError{label: account.Label}
+	}
+	return nil, &NotLoadedError{edge: "account"}
 }
 
 // EndpointOrErr returns the Endpoint value or an error if the edge
@@ -59,7 +75,7 @@ type WebhookDeliveryEdges struct {
 func (e WebhookDeliveryEdges) EndpointOrErr() (*WebhookEndpoint, error) {
 	if e.Endpoint != nil {
 		return e.Endpoint, nil
-	} else if e.loadedTypes[0] {
+	} else if e.loadedTypes[1] {
 		return nil, &NotFoundError{label: webhookendpoint.Label}
 	}
 	return nil, &NotLoadedError{edge: "endpoint"}
@@ -70,7 +86,7 @@ func (e WebhookDeliveryEdges) EndpointOrErr() (*WebhookEndpoint, error) {
 func (e WebhookDeliveryEdges) EventOrErr() (*Event, error) {
 	if e.Event != nil {
 		return e.Event, nil
-	} else if e.loadedTypes[1] {
+	} else if e.loadedTypes[2] {
 		return nil, &NotFoundError{label: event.Label}
 	}
 	return nil, &NotLoadedError{edge: "event"}
@@ -79,7 +95,7 @@ func (e WebhookDeliveryEdges) EventOrErr() (*Event, error) {
 // AttemptsOrErr returns the Attempts value or an error if the edge
 // was not loaded in eager-loading.
 func (e WebhookDeliveryEdges) AttemptsOrErr() ([]*WebhookAttempt, error) {
-	if e.loadedTypes[2] {
+	if e.loadedTypes[3] {
 		return e.Attempts, nil
 	}
 	return nil, &NotLoadedError{edge: "attempts"}
@@ -90,7 +106,7 @@ func (*WebhookDelivery) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case webhookdelivery.FieldID, webhookdelivery.FieldEndpointID, webhookdelivery.FieldEventID, webhookdelivery.FieldAttemptCount:
+		case webhookdelivery.FieldID, webhookdelivery.FieldAccountID, webhookdelivery.FieldEndpointID, webhookdelivery.FieldEventID, webhookdelivery.FieldAttemptCount:
 			values[i] = new(sql.NullInt64)
 		case webhookdelivery.FieldStatus:
 			values[i] = new(sql.NullString)
@@ -117,6 +133,12 @@ func (_m *WebhookDelivery) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field id", value)
 			}
 			_m.ID = int(value.Int64)
+		case webhookdelivery.FieldAccountID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field account_id", values[i])
+			} else if value.Valid {
+				_m.AccountID = int(value.Int64)
+			}
 		case webhookdelivery.FieldEndpointID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field endpoint_id", values[i])
@@ -180,6 +202,11 @@ func (_m *WebhookDelivery) Value(name string) (ent.Value, error) {
 	return _m.selectValues.Get(name)
 }
 
+// QueryAccount queries the "account" edge of the WebhookDelivery entity.
+func (_m *WebhookDelivery) QueryAccount() *AccountQuery {
+	return NewWebhookDeliveryClient(_m.config).QueryAccount(_m)
+}
+
 // QueryEndpoint queries the "endpoint" edge of the WebhookDelivery entity.
 func (_m *WebhookDelivery) QueryEndpoint() *WebhookEndpointQuery {
 	return NewWebhookDeliveryClient(_m.config).QueryEndpoint(_m)
@@ -218,6 +245,9 @@ func (_m *WebhookDelivery) String() string {
 	var builder strings.Builder
 	builder.WriteString("WebhookDelivery(")
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
+	builder.WriteString("account_id=")
+	builder.WriteString(fmt.Sprintf("%v", _m.AccountID))
+	builder.WriteString(", ")
 	builder.WriteString("endpoint_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.EndpointID))
 	builder.WriteString(", ")

@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
@@ -23,6 +24,12 @@ type WebhookDeliveryCreate struct {
 	mutation *WebhookDeliveryMutation
 	hooks    []Hook
 	conflict []sql.ConflictOption
+}
+
+// SetAccountID sets the "account_id" field.
+func (_c *WebhookDeliveryCreate) SetAccountID(v int) *WebhookDeliveryCreate {
+	_c.mutation.SetAccountID(v)
+	return _c
 }
 
 // SetEndpointID sets the "endpoint_id" field.
@@ -113,6 +120,11 @@ func (_c *WebhookDeliveryCreate) SetNillableFinishedAt(v *time.Time) *WebhookDel
 	return _c
 }
 
+// SetAccount sets the "account" edge to the Account entity.
+func (_c *WebhookDeliveryCreate) SetAccount(v *Account) *WebhookDeliveryCreate {
+	return _c.SetAccountID(v.ID)
+}
+
 // SetEndpoint sets the "endpoint" edge to the WebhookEndpoint entity.
 func (_c *WebhookDeliveryCreate) SetEndpoint(v *WebhookEndpoint) *WebhookDeliveryCreate {
 	return _c.SetEndpointID(v.ID)
@@ -195,6 +207,9 @@ func (_c *WebhookDeliveryCreate) defaults() error {
 
 // check runs all checks and user-defined validators on the builder.
 func (_c *WebhookDeliveryCreate) check() error {
+	if _, ok := _c.mutation.AccountID(); !ok {
+		return &ValidationError{Name: "account_id", err: errors.New(`ent: missing required field "WebhookDelivery.account_id"`)}
+	}
 	if _, ok := _c.mutation.EndpointID(); !ok {
 		return &ValidationError{Name: "endpoint_id", err: errors.New(`ent: missing required field "WebhookDelivery.endpoint_id"`)}
 	}
@@ -217,6 +232,9 @@ func (_c *WebhookDeliveryCreate) check() error {
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "WebhookDelivery.created_at"`)}
+	}
+	if len(_c.mutation.AccountIDs()) == 0 {
+		return &ValidationError{Name: "account", err: errors.New(`ent: missing required edge "WebhookDelivery.account"`)}
 	}
 	if len(_c.mutation.EndpointIDs()) == 0 {
 		return &ValidationError{Name: "endpoint", err: errors.New(`ent: missing required edge "WebhookDelivery.endpoint"`)}
@@ -275,6 +293,23 @@ func (_c *WebhookDeliveryCreate) createSpec() (*WebhookDelivery, *sqlgraph.Creat
 		_spec.SetField(webhookdelivery.FieldFinishedAt, field.TypeTime, value)
 		_node.FinishedAt = &value
 	}
+	if nodes := _c.mutation.AccountIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   webhookdelivery.AccountTable,
+			Columns: []string{webhookdelivery.AccountColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(account.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_node.AccountID = nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
 	if nodes := _c.mutation.EndpointIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -332,7 +367,7 @@ func (_c *WebhookDeliveryCreate) createSpec() (*WebhookDelivery, *sqlgraph.Creat
 // of the `INSERT` statement. For example:
 //
 //	client.WebhookDelivery.Create().
-//		SetEndpointID(v).
+//		SetAccountID(v).
 //		OnConflict(
 //			// Update the row with the new values
 //			// the was proposed for insertion.
@@ -341,7 +376,7 @@ func (_c *WebhookDeliveryCreate) createSpec() (*WebhookDelivery, *sqlgraph.Creat
 //		// Override some of the fields with custom
 //		// update values.
 //		Update(func(u *ent.WebhookDeliveryUpsert) {
-//			SetEndpointID(v+v).
+//			SetAccountID(v+v).
 //		}).
 //		Exec(ctx)
 func (_c *WebhookDeliveryCreate) OnConflict(opts ...sql.ConflictOption) *WebhookDeliveryUpsertOne {
@@ -466,6 +501,9 @@ func (u *WebhookDeliveryUpsert) ClearFinishedAt() *WebhookDeliveryUpsert {
 func (u *WebhookDeliveryUpsertOne) UpdateNewValues() *WebhookDeliveryUpsertOne {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWithNewValues())
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(s *sql.UpdateSet) {
+		if _, exists := u.create.mutation.AccountID(); exists {
+			s.SetIgnore(webhookdelivery.FieldAccountID)
+		}
 		if _, exists := u.create.mutation.EndpointID(); exists {
 			s.SetIgnore(webhookdelivery.FieldEndpointID)
 		}
@@ -732,7 +770,7 @@ func (_c *WebhookDeliveryCreateBulk) ExecX(ctx context.Context) {
 //		// Override some of the fields with custom
 //		// update values.
 //		Update(func(u *ent.WebhookDeliveryUpsert) {
-//			SetEndpointID(v+v).
+//			SetAccountID(v+v).
 //		}).
 //		Exec(ctx)
 func (_c *WebhookDeliveryCreateBulk) OnConflict(opts ...sql.ConflictOption) *WebhookDeliveryUpsertBulk {
@@ -773,6 +811,9 @@ func (u *WebhookDeliveryUpsertBulk) UpdateNewValues() *WebhookDeliveryUpsertBulk
 	u.create.conflict = append(u.create.conflict, sql.ResolveWithNewValues())
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(s *sql.UpdateSet) {
 		for _, b := range u.create.builders {
+			if _, exists := b.mutation.AccountID(); exists {
+				s.SetIgnore(webhookdelivery.FieldAccountID)
+			}
 			if _, exists := b.mutation.EndpointID(); exists {
 				s.SetIgnore(webhookdelivery.FieldEndpointID)
 			}

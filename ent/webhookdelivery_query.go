@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/webhookattempt"
@@ -28,6 +29,7 @@ type WebhookDeliveryQuery struct {
 	order        []webhookdelivery.OrderOption
 	inters       []Interceptor
 	predicates   []predicate.WebhookDelivery
+	withAccount  *AccountQuery
 	withEndpoint *WebhookEndpointQuery
 	withEvent    *EventQuery
 	withAttempts *WebhookAttemptQuery
@@ -69,6 +71,28 @@ func (_q *WebhookDeliveryQuery) Unique(unique bool) *WebhookDeliveryQuery {
 func (_q *WebhookDeliveryQuery) Order(o ...webhookdelivery.OrderOption) *WebhookDeliveryQuery {
 	_q.order = append(_q.order, o...)
 	return _q
+}
+
+// QueryAccount chains the current query on the "account" edge.
+func (_q *WebhookDeliveryQuery) QueryAccount() *AccountQuery {
+	query := (&AccountClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookdelivery.Table, webhookdelivery.FieldID, selector),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, webhookdelivery.AccountTable, webhookdelivery.AccountColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
 }
 
 // QueryEndpoint chains the current query on the "endpoint" edge.
@@ -329,6 +353,7 @@ func (_q *WebhookDeliveryQuery) Clone() *WebhookDeliveryQuery {
 		order:        append([]webhookdelivery.OrderOption{}, _q.order...),
 		inters:       append([]Interceptor{}, _q.inters...),
 		predicates:   append([]predicate.WebhookDelivery{}, _q.predicates...),
+		withAccount:  _q.withAccount.Clone(),
 		withEndpoint: _q.withEndpoint.Clone(),
 		withEvent:    _q.withEvent.Clone(),
 		withAttempts: _q.withAttempts.Clone(),
@@ -337,6 +362,17 @@ func (_q *WebhookDeliveryQuery) Clone() *WebhookDeliveryQuery {
 		path:      _q.path,
 		modifiers: append([]func(*sql.Selector){}, _q.modifiers...),
 	}
+}
+
+// WithAccount tells the query-builder to eager-load the nodes that are connected to
+// the "account" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *WebhookDeliveryQuery) WithAccount(opts ...func(*AccountQuery)) *WebhookDeliveryQuery {
+	query := (&AccountClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withAccount = query
+	return _q
 }
 
 // WithEndpoint tells the query-builder to eager-load the nodes that are connected to
@@ -378,12 +414,12 @@ func (_q *WebhookDeliveryQuery) WithAttempts(opts ...func(*WebhookAttemptQuery))
 // Example:
 //
 //	var v []struct {
-//		EndpointID int `json:"endpoint_id,omitempty"`
+//		AccountID int `json:"account_id,omitempty"`
 //		Count int `json:"count,omitempty"`
 //	}
 //
 //	client.WebhookDelivery.Query().
-//		GroupBy(webhookdelivery.FieldEndpointID).
+//		GroupBy(webhookdelivery.FieldAccountID).
 //		Aggregate(ent.Count()).
 //		Scan(ctx, &v)
 func (_q *WebhookDeliveryQuery) GroupBy(field string, fields ...string) *WebhookDeliveryGroupBy {
@@ -401,11 +437,11 @@ func (_q *WebhookDeliveryQuery) GroupBy(field string, fields ...string) *Webhook
 // Example:
 //
 //	var v []struct {
-//		EndpointID int `json:"endpoint_id,omitempty"`
+//		AccountID int `json:"account_id,omitempty"`
 //	}
 //
 //	client.WebhookDelivery.Query().
-//		Select(webhookdelivery.FieldEndpointID).
+//		Select(webhookdelivery.FieldAccountID).
 //		Scan(ctx, &v)
 func (_q *WebhookDeliveryQuery) Select(fields ...string) *WebhookDeliverySelect {
 	_q.ctx.Fields = append(_q.ctx.Fields, fields...)
@@ -456,7 +492,8 @@ func (_q *WebhookDeliveryQuery) sqlAll(ctx context.Context, hooks ...queryHook) 
 	var (
 		nodes       = []*WebhookDelivery{}
 		_spec       = _q.querySpec()
-		loadedTypes = [3]bool{
+		loadedTypes = [4]bool{
+			_q.withAccount != nil,
 			_q.withEndpoint != nil,
 			_q.withEvent != nil,
 			_q.withAttempts != nil,
@@ -488,6 +525,12 @@ func (_q *WebhookDeliveryQuery) sqlAll(ctx context.Context, hooks ...queryHook) 
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *WebhookDelivery, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, err
+		}
+	}
 	if query := _q.withEndpoint; query != nil {
 		if err := _q.loadEndpoint(ctx, query, nodes, nil,
 			func(n *WebhookDelivery, e *WebhookEndpoint) { n.Edges.Endpoint = e }); err != nil {
@@ -510,6 +553,35 @@ func (_q *WebhookDeliveryQuery) sqlAll(ctx context.Context, hooks ...queryHook) 
 	return nodes, nil
 }
 
+func (_q *WebhookDeliveryQuery) loadAccount(ctx context.Context, query *AccountQuery, nodes []*WebhookDelivery, init func(*WebhookDelivery), assign func(*WebhookDelivery, *Account)) error {
+	ids := make([]int, 0, len(nodes))
+	nodeids := make(map[int][]*WebhookDelivery)
+	for i := range nodes {
+		fk := nodes[i].AccountID
+		if _, ok := nodeids[fk]; !ok {
+			ids = append(ids, fk)
+		}
+		nodeids[fk] = append(nodeids[fk], nodes[i])
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	query.Where(account.IDIn(ids...))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nodeids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected foreign-key "account_id" returned %v`, n.ID)
+		}
+		for i := range nodes {
+			assign(nodes[i], n)
+		}
+	}
+	return nil
+}
 func (_q *WebhookDeliveryQuery) loadEndpoint(ctx context.Context, query *WebhookEndpointQuery, nodes []*WebhookDelivery, init func(*WebhookDelivery), assign func(*WebhookDelivery, *WebhookEndpoint)) error {
 	ids := make([]int, 0, len(nodes))
 	nodeids := make(map[int][]*WebhookDelivery)
@@ -631,6 +703,9 @@ func (_q *WebhookDeliveryQuery) querySpec() *sqlgraph.QuerySpec {
 			if fields[i] != webhookdelivery.FieldID {
 				_spec.Node.Columns = append(_spec.Node.Columns, fields[i])
 			}
+		}
+		if _q.withAccount != nil {
+			_spec.Node.AddColumnOnce(webhookdelivery.FieldAccountID)
 		}
 		if _q.withEndpoint != nil {
 			_spec.Node.AddColumnOnce(webhookdelivery.FieldEndpointID)

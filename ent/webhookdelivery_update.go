@@ -194,6 +194,9 @@ func (_u *WebhookDeliveryUpdate) check() error {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "WebhookDelivery.status": %w`, err)}
 		}
 	}
+	if _u.mutation.AccountCleared() && len(_u.mutation.AccountIDs()) > 0 {
+		return errors.New(`ent: clearing a required unique edge "WebhookDelivery.account"`)
+	}
 	if _u.mutation.EndpointCleared() && len(_u.mutation.EndpointIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "WebhookDelivery.endpoint"`)
 	}
@@ -488,6 +491,9 @@ func (_u *WebhookDeliveryUpdateOne) check() error {
 		if err := webhookdelivery.StatusValidator(v); err != nil {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "WebhookDelivery.status": %w`, err)}
 		}
+	}
+	if _u.mutation.AccountCleared() && len(_u.mutation.AccountIDs()) > 0 {
+		return errors.New(`ent: clearing a required unique edge "WebhookDelivery.account"`)
 	}
 	if _u.mutation.EndpointCleared() && len(_u.mutation.EndpointIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "WebhookDelivery.endpoint"`)

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	atlas "ariga.io/atlas/sql/migrate"
 
 	entmigrate "larder.dev/larder/ent/migrate"
 	"larder.dev/larder/internal/testkit/dbtest"
@@ -128,4 +131,78 @@ func query(t *testing.T, db *sql.DB, q string, args ...any) [][]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestWebhookRowsTakeTheirEventsAccount: the migration that gives webhook
+// deliveries and attempts their account fills it, on both databases, from
+// each delivery's event, for the rows written before it.
+func TestWebhookRowsTakeTheirEventsAccount(t *testing.T) {
+	t.Parallel()
+	const before = "20261206075636" // the migration that adds the column
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			st := freshStore(t, b)
+			ctx := context.Background()
+			dir, err := migrate.Embedded(st.Dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := dir.Files()
+			if err != nil {
+				t.Fatal(err)
+			}
+			earlier, found := &atlas.MemDir{}, false
+			for _, f := range files {
+				if f.Version() >= before {
+					found = found || f.Version() == before
+					continue
+				}
+				if err := earlier.WriteFile(f.Name(), f.Bytes()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !found {
+				t.Fatalf("no migration %s", before)
+			}
+			sum, err := earlier.Checksum()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := atlas.WriteSumFile(earlier, sum); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := migrate.ApplyDir(ctx, st.DB, st.Dialect, earlier); err != nil {
+				t.Fatal(err)
+			}
+			now := time.Now().UTC()
+			// Direct SQL: rows of the schema before the migration, which the code no longer writes.
+			for _, q := range []struct {
+				sql  string
+				args []any
+			}{
+				{`INSERT INTO organizations (id, name, created_at, updated_at) VALUES (1, 'Org', $1, $1)`, []any{now}},
+				{`INSERT INTO accounts (id, organization_id, environment, created_at, updated_at) VALUES (7, 1, 'live', $1, $1), (8, 1, 'test', $1, $1)`, []any{now}},
+				{`INSERT INTO events (id, account_id, event_id, environment, type, resource_type, resource_id, snapshot, source, created_at)
+					VALUES (11, 7, 'evt_a', 'live', 'tag.created', 'tag', 1, '{}', 'api', $1), (12, 8, 'evt_b', 'test', 'tag.created', 'tag', 1, '{}', 'api', $1)`, []any{now}},
+				{`INSERT INTO webhook_endpoints (id, account_id, url, secret, created_at, updated_at)
+					VALUES (21, 7, 'https://a.example', 's', $1, $1), (22, 8, 'https://b.example', 's', $1, $1)`, []any{now}},
+				{`INSERT INTO webhook_deliveries (id, event_id, endpoint_id, next_attempt_at, created_at) VALUES (31, 11, 21, $1, $1), (32, 12, 22, $1, $1)`, []any{now}},
+				{`INSERT INTO webhook_attempts (id, delivery_id, trigger, attempted_at, request_headers, request_body, duration_ms, success)
+					VALUES (41, 31, 'schedule', $1, '{}', '{}', 5, true), (42, 32, 'schedule', $1, '{}', '{}', 5, false), (43, 32, 'resend', $1, '{}', '{}', 5, true)`, []any{now}},
+			} {
+				if _, err := st.DB.ExecContext(ctx, q.sql, q.args...); err != nil {
+					t.Fatalf("%s: %v", q.sql, err)
+				}
+			}
+			if _, err := migrate.Apply(ctx, st.DB, st.Dialect); err != nil {
+				t.Fatal(err)
+			}
+			got := query(t, st.DB, `SELECT 'delivery', id, account_id FROM webhook_deliveries
+				UNION ALL SELECT 'attempt', id, account_id FROM webhook_attempts ORDER BY 1, 2`)
+			want := [][]string{{"attempt", "41", "7"}, {"attempt", "42", "8"}, {"attempt", "43", "8"}, {"delivery", "31", "7"}, {"delivery", "32", "8"}}
+			if !slices.EqualFunc(got, want, slices.Equal) {
+				t.Fatalf("rows after the migration: %v, want %v", got, want)
+			}
+		})
+	}
 }

@@ -87,8 +87,8 @@ var Classes = map[string]Class{
 	"units_of_measure":           Reference,
 	"user_links":                 Local,
 	"users":                      Local,
-	"webhook_attempts":           DistributedOnceAccountID,
-	"webhook_deliveries":         DistributedOnceAccountID,
+	"webhook_attempts":           Distributed,
+	"webhook_deliveries":         Distributed,
 	"webhook_endpoints":          Distributed,
 }
 

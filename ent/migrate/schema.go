@@ -886,6 +886,11 @@ var (
 				Columns: []*schema.Column{EventsColumns[13], EventsColumns[1]},
 			},
 			{
+				Name:    "event_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[13], EventsColumns[0]},
+			},
+			{
 				Name:    "event_account_id_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{EventsColumns[13], EventsColumns[11]},
@@ -3791,6 +3796,7 @@ var (
 		{Name: "duration_ms", Type: field.TypeInt},
 		{Name: "error", Type: field.TypeString, Nullable: true},
 		{Name: "success", Type: field.TypeBool},
+		{Name: "account_id", Type: field.TypeInt},
 		{Name: "delivery_id", Type: field.TypeInt},
 	}
 	// WebhookAttemptsTable holds the schema information for the "webhook_attempts" table.
@@ -3800,8 +3806,14 @@ var (
 		PrimaryKey: []*schema.Column{WebhookAttemptsColumns[0]},
 		ForeignKeys: []*schema.ForeignKey{
 			{
-				Symbol:     "webhook_attempts_webhook_deliveries_attempts",
+				Symbol:     "webhook_attempts_accounts_account",
 				Columns:    []*schema.Column{WebhookAttemptsColumns[10]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "webhook_attempts_webhook_deliveries_attempts",
+				Columns:    []*schema.Column{WebhookAttemptsColumns[11]},
 				RefColumns: []*schema.Column{WebhookDeliveriesColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -3810,7 +3822,7 @@ var (
 			{
 				Name:    "webhookattempt_delivery_id_attempted_at",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookAttemptsColumns[10], WebhookAttemptsColumns[2]},
+				Columns: []*schema.Column{WebhookAttemptsColumns[11], WebhookAttemptsColumns[2]},
 			},
 			{
 				Name:    "webhookattempt_attempted_at",
@@ -3829,6 +3841,7 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "finished_at", Type: field.TypeTime, Nullable: true},
 		{Name: "event_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
 		{Name: "endpoint_id", Type: field.TypeInt},
 	}
 	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
@@ -3844,17 +3857,28 @@ var (
 				OnDelete:   schema.Restrict,
 			},
 			{
-				Symbol:     "webhook_deliveries_webhook_endpoints_deliveries",
+				Symbol:     "webhook_deliveries_accounts_account",
 				Columns:    []*schema.Column{WebhookDeliveriesColumns[8]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "webhook_deliveries_webhook_endpoints_deliveries",
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[9]},
 				RefColumns: []*schema.Column{WebhookEndpointsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "webhookdelivery_event_id_endpoint_id",
+				Name:    "webhookdelivery_account_id_event_id_endpoint_id",
 				Unique:  true,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[7], WebhookDeliveriesColumns[8]},
+				Columns: []*schema.Column{WebhookDeliveriesColumns[8], WebhookDeliveriesColumns[7], WebhookDeliveriesColumns[9]},
+			},
+			{
+				Name:    "webhookdelivery_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[8], WebhookDeliveriesColumns[0]},
 			},
 			{
 				Name:    "webhookdelivery_status_next_attempt_at",
@@ -3864,7 +3888,7 @@ var (
 			{
 				Name:    "webhookdelivery_endpoint_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[8], WebhookDeliveriesColumns[5]},
+				Columns: []*schema.Column{WebhookDeliveriesColumns[9], WebhookDeliveriesColumns[5]},
 			},
 			{
 				Name:    "webhookdelivery_status_finished_at",
@@ -3906,9 +3930,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "webhookendpoint_account_id",
+				Name:    "webhookendpoint_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookEndpointsColumns[14]},
+				Columns: []*schema.Column{WebhookEndpointsColumns[14], WebhookEndpointsColumns[0]},
 			},
 		},
 	}
@@ -4170,8 +4194,10 @@ func init() {
 	}
 	UsersTable.ForeignKeys[0].RefTable = OrganizationsTable
 	UserLinksTable.ForeignKeys[0].RefTable = UsersTable
-	WebhookAttemptsTable.ForeignKeys[0].RefTable = WebhookDeliveriesTable
+	WebhookAttemptsTable.ForeignKeys[0].RefTable = AccountsTable
+	WebhookAttemptsTable.ForeignKeys[1].RefTable = WebhookDeliveriesTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = EventsTable
-	WebhookDeliveriesTable.ForeignKeys[1].RefTable = WebhookEndpointsTable
+	WebhookDeliveriesTable.ForeignKeys[1].RefTable = AccountsTable
+	WebhookDeliveriesTable.ForeignKeys[2].RefTable = WebhookEndpointsTable
 	WebhookEndpointsTable.ForeignKeys[0].RefTable = AccountsTable
 }

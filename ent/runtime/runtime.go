@@ -1965,7 +1965,7 @@ func init() {
 	webhookattemptFields := schema.WebhookAttempt{}.Fields()
 	_ = webhookattemptFields
 	// webhookattemptDescResponseBody is the schema descriptor for response_body field.
-	webhookattemptDescResponseBody := webhookattemptFields[6].Descriptor()
+	webhookattemptDescResponseBody := webhookattemptFields[7].Descriptor()
 	// webhookattempt.DefaultResponseBody holds the default value on creation for the response_body field.
 	webhookattempt.DefaultResponseBody = webhookattemptDescResponseBody.Default.(string)
 	webhookdeliveryMixin := schema.WebhookDelivery{}.Mixin()
@@ -1981,11 +1981,11 @@ func init() {
 	webhookdeliveryFields := schema.WebhookDelivery{}.Fields()
 	_ = webhookdeliveryFields
 	// webhookdeliveryDescAttemptCount is the schema descriptor for attempt_count field.
-	webhookdeliveryDescAttemptCount := webhookdeliveryFields[3].Descriptor()
+	webhookdeliveryDescAttemptCount := webhookdeliveryFields[4].Descriptor()
 	// webhookdelivery.DefaultAttemptCount holds the default value on creation for the attempt_count field.
 	webhookdelivery.DefaultAttemptCount = webhookdeliveryDescAttemptCount.Default.(int)
 	// webhookdeliveryDescCreatedAt is the schema descriptor for created_at field.
-	webhookdeliveryDescCreatedAt := webhookdeliveryFields[6].Descriptor()
+	webhookdeliveryDescCreatedAt := webhookdeliveryFields[7].Descriptor()
 	// webhookdelivery.DefaultCreatedAt holds the default value on creation for the created_at field.
 	webhookdelivery.DefaultCreatedAt = webhookdeliveryDescCreatedAt.Default.(func() time.Time)
 	webhookendpointMixin := schema.WebhookEndpoint{}.Mixin()

@@ -98,6 +98,8 @@ func (Event) Indexes() []ent.Index {
 	return []ent.Index{
 		// An event's public id is unique within its account.
 		index.Fields("account_id", "event_id").Unique(),
+		// An account's, which its deliveries' foreign key refers to.
+		index.Fields("account_id", "id"),
 		index.Fields("account_id", "created_at"),
 		index.Fields("created_at"),
 		index.Fields("dispatched_at", "id"),

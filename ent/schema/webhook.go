@@ -87,9 +87,10 @@ func (WebhookEndpoint) Edges() []ent.Edge {
 	}
 }
 
-// Indexes of endpoints.
+// Indexes of endpoints: an account's, which its deliveries' foreign key
+// refers to (account_id, id).
 func (WebhookEndpoint) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("account_id")}
+	return []ent.Index{index.Fields("account_id", "id")}
 }
 
 // Annotations keep endpoints out of the REST API; on a distributed PostgreSQL
@@ -108,6 +109,9 @@ type WebhookDelivery struct{ ent.Schema }
 // Fields of a delivery.
 func (WebhookDelivery) Fields() []ent.Field {
 	return []ent.Field{
+		field.Int("account_id").
+			Immutable().
+			Comment("The account of the event and the endpoint."),
 		field.Int("endpoint_id").
 			Immutable().
 			Comment("The endpoint."),
@@ -141,6 +145,12 @@ func (WebhookDelivery) Fields() []ent.Field {
 // Edges of a delivery.
 func (WebhookDelivery) Edges() []ent.Edge {
 	return []ent.Edge{
+		edge.To("account", Account.Type).
+			Field("account_id").
+			Unique().
+			Required().
+			Immutable().
+			Annotations(entsql.OnDelete(entsql.Restrict)),
 		edge.From("endpoint", WebhookEndpoint.Type).
 			Ref("deliveries").
 			Field("endpoint_id").
@@ -158,10 +168,13 @@ func (WebhookDelivery) Edges() []ent.Edge {
 	}
 }
 
-// Indexes: one delivery per event and endpoint; the dispatcher's due scan; the log.
+// Indexes: one delivery per event and endpoint; an account's, which its
+// attempts' foreign key refers to (account_id, id); the dispatcher's due
+// scan; the log.
 func (WebhookDelivery) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("event_id", "endpoint_id").Unique(),
+		index.Fields("account_id", "event_id", "endpoint_id").Unique(),
+		index.Fields("account_id", "id"),
 		index.Fields("status", "next_attempt_at"),
 		index.Fields("endpoint_id", "created_at"),
 		index.Fields("status", "finished_at"),
@@ -169,10 +182,9 @@ func (WebhookDelivery) Indexes() []ent.Index {
 }
 
 // Annotations keep deliveries out of the REST API; on a distributed
-// PostgreSQL the table is distributed once it has account_id NOT NULL
-// (docs/scaling.md).
+// PostgreSQL the table is distributed by account_id (docs/scaling.md).
 func (WebhookDelivery) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.DistributedOnceAccountID)}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.Distributed)}
 }
 
 // Mixin makes it system-only.
@@ -184,6 +196,9 @@ type WebhookAttempt struct{ ent.Schema }
 // Fields of an attempt.
 func (WebhookAttempt) Fields() []ent.Field {
 	return []ent.Field{
+		field.Int("account_id").
+			Immutable().
+			Comment("The account of the delivery."),
 		field.Int("delivery_id").
 			Immutable().
 			Comment("The delivery."),
@@ -228,6 +243,12 @@ func (WebhookAttempt) Fields() []ent.Field {
 // Edges of an attempt.
 func (WebhookAttempt) Edges() []ent.Edge {
 	return []ent.Edge{
+		edge.To("account", Account.Type).
+			Field("account_id").
+			Unique().
+			Required().
+			Immutable().
+			Annotations(entsql.OnDelete(entsql.Restrict)),
 		edge.From("delivery", WebhookDelivery.Type).
 			Ref("attempts").
 			Field("delivery_id").
@@ -246,9 +267,9 @@ func (WebhookAttempt) Indexes() []ent.Index {
 }
 
 // Annotations keep attempts out of the REST API; on a distributed PostgreSQL
-// the table is distributed once it has account_id NOT NULL (docs/scaling.md).
+// the table is distributed by account_id (docs/scaling.md).
 func (WebhookAttempt) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.DistributedOnceAccountID)}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.Distributed)}
 }
 
 // Mixin makes it system-only.

@@ -15,6 +15,8 @@ const (
 	Label = "webhook_attempt"
 	// FieldID holds the string denoting the id field in the database.
 	FieldID = "id"
+	// FieldAccountID holds the string denoting the account_id field in the database.
+	FieldAccountID = "account_id"
 	// FieldDeliveryID holds the string denoting the delivery_id field in the database.
 	FieldDeliveryID = "delivery_id"
 	// FieldTrigger holds the string denoting the trigger field in the database.
@@ -35,10 +37,19 @@ const (
 	FieldError = "error"
 	// FieldSuccess holds the string denoting the success field in the database.
 	FieldSuccess = "success"
+	// EdgeAccount holds the string denoting the account edge name in mutations.
+	EdgeAccount = "account"
 	// EdgeDelivery holds the string denoting the delivery edge name in mutations.
 	EdgeDelivery = "delivery"
 	// Table holds the table name of the webhookattempt in the database.
 	Table = "webhook_attempts"
+	// AccountTable is the table that holds the account relation/edge.
+	AccountTable = "webhook_attempts"
+	// AccountInverseTable is the table name for the Account entity.
+	// It exists in this package in order to avoid circular dependency with the "account" package.
+	AccountInverseTable = "accounts"
+	// AccountColumn is the table column denoting the account relation/edge.
+	AccountColumn = "account_id"
 	// DeliveryTable is the table that holds the delivery relation/edge.
 	DeliveryTable = "webhook_attempts"
 	// DeliveryInverseTable is the table name for the WebhookDelivery entity.
@@ -51,6 +62,7 @@ const (
 // Columns holds all SQL columns for webhookattempt fields.
 var Columns = []string{
 	FieldID,
+	FieldAccountID,
 	FieldDeliveryID,
 	FieldTrigger,
 	FieldAttemptedAt,
@@ -117,6 +129,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldID, opts...).ToFunc()
 }
 
+// ByAccountID orders the results by the account_id field.
+func ByAccountID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAccountID, opts...).ToFunc()
+}
+
 // ByDeliveryID orders the results by the delivery_id field.
 func ByDeliveryID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDeliveryID, opts...).ToFunc()
@@ -162,11 +179,25 @@ func BySuccess(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSuccess, opts...).ToFunc()
 }
 
+// ByAccountField orders the results by account field.
+func ByAccountField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newAccountStep(), sql.OrderByField(field, opts...))
+	}
+}
+
 // ByDeliveryField orders the results by delivery field.
 func ByDeliveryField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
 		sqlgraph.OrderByNeighborTerms(s, newDeliveryStep(), sql.OrderByField(field, opts...))
 	}
+}
+func newAccountStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(AccountInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.M2O, false, AccountTable, AccountColumn),
+	)
 }
 func newDeliveryStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(

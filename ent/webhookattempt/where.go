@@ -55,6 +55,11 @@ func IDLTE(id int) predicate.WebhookAttempt {
 	return predicate.WebhookAttempt(sql.FieldLTE(FieldID, id))
 }
 
+// AccountID applies equality check predicate on the "account_id" field. It's identical to AccountIDEQ.
+func AccountID(v int) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(sql.FieldEQ(FieldAccountID, v))
+}
+
 // DeliveryID applies equality check predicate on the "delivery_id" field. It's identical to DeliveryIDEQ.
 func DeliveryID(v int) predicate.WebhookAttempt {
 	return predicate.WebhookAttempt(sql.FieldEQ(FieldDeliveryID, v))
@@ -93,6 +98,26 @@ func Error(v string) predicate.WebhookAttempt {
 // Success applies equality check predicate on the "success" field. It's identical to SuccessEQ.
 func Success(v bool) predicate.WebhookAttempt {
 	return predicate.WebhookAttempt(sql.FieldEQ(FieldSuccess, v))
+}
+
+// AccountIDEQ applies the EQ predicate on the "account_id" field.
+func AccountIDEQ(v int) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(sql.FieldEQ(FieldAccountID, v))
+}
+
+// AccountIDNEQ applies the NEQ predicate on the "account_id" field.
+func AccountIDNEQ(v int) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(sql.FieldNEQ(FieldAccountID, v))
+}
+
+// AccountIDIn applies the In predicate on the "account_id" field.
+func AccountIDIn(vs ...int) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(sql.FieldIn(FieldAccountID, vs...))
+}
+
+// AccountIDNotIn applies the NotIn predicate on the "account_id" field.
+func AccountIDNotIn(vs ...int) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(sql.FieldNotIn(FieldAccountID, vs...))
 }
 
 // DeliveryIDEQ applies the EQ predicate on the "delivery_id" field.
@@ -478,6 +503,29 @@ func SuccessEQ(v bool) predicate.WebhookAttempt {
 // SuccessNEQ applies the NEQ predicate on the "success" field.
 func SuccessNEQ(v bool) predicate.WebhookAttempt {
 	return predicate.WebhookAttempt(sql.FieldNEQ(FieldSuccess, v))
+}
+
+// HasAccount applies the HasEdge predicate on the "account" edge.
+func HasAccount() predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, AccountTable, AccountColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasAccountWith applies the HasEdge predicate on the "account" edge with a given conditions (other predicates).
+func HasAccountWith(preds ...predicate.Account) predicate.WebhookAttempt {
+	return predicate.WebhookAttempt(func(s *sql.Selector) {
+		step := newAccountStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
 }
 
 // HasDelivery applies the HasEdge predicate on the "delivery" edge.

@@ -16,6 +16,8 @@ const (
 	Label = "webhook_delivery"
 	// FieldID holds the string denoting the id field in the database.
 	FieldID = "id"
+	// FieldAccountID holds the string denoting the account_id field in the database.
+	FieldAccountID = "account_id"
 	// FieldEndpointID holds the string denoting the endpoint_id field in the database.
 	FieldEndpointID = "endpoint_id"
 	// FieldEventID holds the string denoting the event_id field in the database.
@@ -32,6 +34,8 @@ const (
 	FieldCreatedAt = "created_at"
 	// FieldFinishedAt holds the string denoting the finished_at field in the database.
 	FieldFinishedAt = "finished_at"
+	// EdgeAccount holds the string denoting the account edge name in mutations.
+	EdgeAccount = "account"
 	// EdgeEndpoint holds the string denoting the endpoint edge name in mutations.
 	EdgeEndpoint = "endpoint"
 	// EdgeEvent holds the string denoting the event edge name in mutations.
@@ -40,6 +44,13 @@ const (
 	EdgeAttempts = "attempts"
 	// Table holds the table name of the webhookdelivery in the database.
 	Table = "webhook_deliveries"
+	// AccountTable is the table that holds the account relation/edge.
+	AccountTable = "webhook_deliveries"
+	// AccountInverseTable is the table name for the Account entity.
+	// It exists in this package in order to avoid circular dependency with the "account" package.
+	AccountInverseTable = "accounts"
+	// AccountColumn is the table column denoting the account relation/edge.
+	AccountColumn = "account_id"
 	// EndpointTable is the table that holds the endpoint relation/edge.
 	EndpointTable = "webhook_deliveries"
 	// EndpointInverseTable is the table name for the WebhookEndpoint entity.
@@ -66,6 +77,7 @@ const (
 // Columns holds all SQL columns for webhookdelivery fields.
 var Columns = []string{
 	FieldID,
+	FieldAccountID,
 	FieldEndpointID,
 	FieldEventID,
 	FieldStatus,
@@ -135,6 +147,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldID, opts...).ToFunc()
 }
 
+// ByAccountID orders the results by the account_id field.
+func ByAccountID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAccountID, opts...).ToFunc()
+}
+
 // ByEndpointID orders the results by the endpoint_id field.
 func ByEndpointID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldEndpointID, opts...).ToFunc()
@@ -175,6 +192,13 @@ func ByFinishedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFinishedAt, opts...).ToFunc()
 }
 
+// ByAccountField orders the results by account field.
+func ByAccountField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newAccountStep(), sql.OrderByField(field, opts...))
+	}
+}
+
 // ByEndpointField orders the results by endpoint field.
 func ByEndpointField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -201,6 +225,13 @@ func ByAttempts(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 	return func(s *sql.Selector) {
 		sqlgraph.OrderByNeighborTerms(s, newAttemptsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
+}
+func newAccountStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(AccountInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.M2O, false, AccountTable, AccountColumn),
+	)
 }
 func newEndpointStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(

@@ -55,6 +55,11 @@ func IDLTE(id int) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldLTE(FieldID, id))
 }
 
+// AccountID applies equality check predicate on the "account_id" field. It's identical to AccountIDEQ.
+func AccountID(v int) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldEQ(FieldAccountID, v))
+}
+
 // EndpointID applies equality check predicate on the "endpoint_id" field. It's identical to EndpointIDEQ.
 func EndpointID(v int) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldEQ(FieldEndpointID, v))
@@ -88,6 +93,26 @@ func CreatedAt(v time.Time) predicate.WebhookDelivery {
 // FinishedAt applies equality check predicate on the "finished_at" field. It's identical to FinishedAtEQ.
 func FinishedAt(v time.Time) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldEQ(FieldFinishedAt, v))
+}
+
+// AccountIDEQ applies the EQ predicate on the "account_id" field.
+func AccountIDEQ(v int) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldEQ(FieldAccountID, v))
+}
+
+// AccountIDNEQ applies the NEQ predicate on the "account_id" field.
+func AccountIDNEQ(v int) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldNEQ(FieldAccountID, v))
+}
+
+// AccountIDIn applies the In predicate on the "account_id" field.
+func AccountIDIn(vs ...int) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldIn(FieldAccountID, vs...))
+}
+
+// AccountIDNotIn applies the NotIn predicate on the "account_id" field.
+func AccountIDNotIn(vs ...int) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldNotIn(FieldAccountID, vs...))
 }
 
 // EndpointIDEQ applies the EQ predicate on the "endpoint_id" field.
@@ -368,6 +393,29 @@ func FinishedAtIsNil() predicate.WebhookDelivery {
 // FinishedAtNotNil applies the NotNil predicate on the "finished_at" field.
 func FinishedAtNotNil() predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldNotNull(FieldFinishedAt))
+}
+
+// HasAccount applies the HasEdge predicate on the "account" edge.
+func HasAccount() predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, AccountTable, AccountColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasAccountWith applies the HasEdge predicate on the "account" edge with a given conditions (other predicates).
+func HasAccountWith(preds ...predicate.Account) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(func(s *sql.Selector) {
+		step := newAccountStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
 }
 
 // HasEndpoint applies the HasEdge predicate on the "endpoint" edge.

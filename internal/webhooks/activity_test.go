@@ -41,7 +41,7 @@ func TestDeliveryDaysCountPerEndpointAndDay(t *testing.T) {
 			ev := st.Client.Event.Create().SetEventID(fmt.Sprintf("evt_days%d_%d", to.ID, n)).SetAccountID(to.AccountID).
 				SetEnvironment(event.EnvironmentLive).SetType("tag.created").SetResourceType("tag").SetResourceID(n).
 				SetSnapshot([]byte(`{}`)).SetSource(event.SourceApp).SetCreatedAt(at).SetDispatchedAt(at).SaveX(sys)
-			st.Client.WebhookDelivery.Create().SetEventID(ev.ID).SetEndpointID(to.ID).SetStatus(status).
+			st.Client.WebhookDelivery.Create().SetAccountID(ev.AccountID).SetEventID(ev.ID).SetEndpointID(to.ID).SetStatus(status).
 				SetAttemptCount(attempts).SetNextAttemptAt(later).SetCreatedAt(at).ExecX(sys)
 		}
 		deliver(ep, day.Add(-time.Microsecond), webhookdelivery.StatusSucceeded, 1) // the day before

@@ -356,7 +356,7 @@ func TestResendFailedIsCapped(t *testing.T) {
 		}
 		dels := make([]*ent.WebhookDeliveryCreate, total)
 		for i, ev := range created {
-			dels[i] = st.Client.WebhookDelivery.Create().SetEventID(ev.ID).SetEndpointID(ep.ID).
+			dels[i] = st.Client.WebhookDelivery.Create().SetAccountID(ev.AccountID).SetEventID(ev.ID).SetEndpointID(ep.ID).
 				SetStatus(webhookdelivery.StatusAbandoned).SetAttemptCount(4).SetNextAttemptAt(now).
 				SetCreatedAt(now).SetFinishedAt(now)
 		}

@@ -225,7 +225,7 @@ func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
 					if !receives(ep, ev.Type) {
 						continue
 					}
-					creates = append(creates, tx.WebhookDelivery.Create().SetEventID(ev.ID).SetEndpointID(ep.ID).
+					creates = append(creates, tx.WebhookDelivery.Create().SetAccountID(ev.AccountID).SetEventID(ev.ID).SetEndpointID(ep.ID).
 						SetNextAttemptAt(now).SetCreatedAt(now))
 				}
 			}
@@ -431,7 +431,8 @@ func queuePing(ctx context.Context, c *ent.Client, orgID, endpointID int, now ti
 		if err != nil {
 			return err
 		}
-		dc := tx.WebhookDelivery.Create().SetEventID(ev.ID).SetEndpointID(ep.ID).SetNextAttemptAt(now).SetCreatedAt(now)
+		dc := tx.WebhookDelivery.Create().SetAccountID(ep.AccountID).SetEventID(ev.ID).SetEndpointID(ep.ID).
+			SetNextAttemptAt(now).SetCreatedAt(now)
 		if !queued {
 			dc.SetLockedUntil(now.Add(lease))
 		}
@@ -700,6 +701,7 @@ func postError(url string, err error) error {
 
 func attemptOf(tx *ent.Tx, o outcome) *ent.WebhookAttemptCreate {
 	c := tx.WebhookAttempt.Create().
+		SetAccountID(o.del.AccountID).
 		SetDeliveryID(o.del.ID).
 		SetTrigger(o.trigger).
 		SetAttemptedAt(o.res.at).

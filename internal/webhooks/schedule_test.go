@@ -53,12 +53,12 @@ func TestRetentionDays(t *testing.T) {
 		// finished, with one attempt made then.
 		newDelivery := func(status webhookdelivery.Status, finished time.Time) (*ent.WebhookDelivery, *ent.WebhookAttempt) {
 			t.Helper()
-			d, err := st.Client.WebhookDelivery.Create().SetEventID(newEvent(now).ID).SetEndpointID(ep.ID).
+			d, err := st.Client.WebhookDelivery.Create().SetAccountID(ep.AccountID).SetEventID(newEvent(now).ID).SetEndpointID(ep.ID).
 				SetStatus(status).SetAttemptCount(1).SetNextAttemptAt(finished).SetCreatedAt(finished).SetFinishedAt(finished).Save(sys)
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := st.Client.WebhookAttempt.Create().SetDeliveryID(d.ID).SetTrigger(webhookattempt.TriggerSchedule).SetAttemptedAt(finished).
+			a, err := st.Client.WebhookAttempt.Create().SetAccountID(d.AccountID).SetDeliveryID(d.ID).SetTrigger(webhookattempt.TriggerSchedule).SetAttemptedAt(finished).
 				SetRequestHeaders(map[string]string{}).SetRequestBody("{}").SetDurationMs(1).SetSuccess(status == webhookdelivery.StatusSucceeded).Save(sys)
 			if err != nil {
 				t.Fatal(err)
@@ -68,12 +68,12 @@ func TestRetentionDays(t *testing.T) {
 		// An attempt of a delivery still pending: only its own age counts.
 		pendingAttempt := func(at time.Time) *ent.WebhookAttempt {
 			t.Helper()
-			d, err := st.Client.WebhookDelivery.Create().SetEventID(newEvent(now).ID).SetEndpointID(ep.ID).
+			d, err := st.Client.WebhookDelivery.Create().SetAccountID(ep.AccountID).SetEventID(newEvent(now).ID).SetEndpointID(ep.ID).
 				SetNextAttemptAt(now.Add(1000 * time.Hour)).SetAttemptCount(1).SetCreatedAt(at).Save(sys)
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := st.Client.WebhookAttempt.Create().SetDeliveryID(d.ID).SetTrigger(webhookattempt.TriggerSchedule).SetAttemptedAt(at).
+			a, err := st.Client.WebhookAttempt.Create().SetAccountID(d.AccountID).SetDeliveryID(d.ID).SetTrigger(webhookattempt.TriggerSchedule).SetAttemptedAt(at).
 				SetRequestHeaders(map[string]string{}).SetRequestBody("{}").SetDurationMs(1).SetSuccess(false).Save(sys)
 			if err != nil {
 				t.Fatal(err)

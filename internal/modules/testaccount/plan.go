@@ -41,8 +41,9 @@ var thePlan = sync.OnceValues(func() (plan, error) { return derive(migrate.Table
 
 // derive orders the deletion of an account's rows over tables: the tables
 // with an account_id referencing the accounts (except kept), and the tables
-// without one whose rows reference those rows (webhook deliveries of the
-// account's events, their attempts) and would block or lose them. A table a
+// without one whose rows reference those rows and would block or lose them
+// (none in today's schema: the webhook deliveries and attempts carry their
+// account). A table a
 // reset keeps must not reference a cleared one, and the references among
 // cleared tables must not form a cycle (a table referencing itself is
 // deleted in one statement, which the databases check at its end).
@@ -56,7 +57,7 @@ func derive(tables []*schema.Table) (plan, error) {
 		}
 	}
 	// Tables without an account_id join as long as one references a cleared
-	// table: deliveries join through events, attempts through deliveries.
+	// table, each through the rows it references.
 	for grown := true; grown; {
 		grown = false
 		for _, t := range tables {

@@ -183,7 +183,7 @@ func TestDeliveryCharts(t *testing.T) {
 			ev := st.Client.Event.Create().SetEventID(ids.New("evt_")).SetAccountID(org.Test.ID).SetEnvironment(event.EnvironmentTest).
 				SetType("tag.created").SetResourceType("tag").SetResourceID(n).SetSnapshot([]byte(`{}`)).SetSource(event.SourceApp).
 				SetCreatedAt(at).SetDispatchedAt(at).SaveX(sys)
-			st.Client.WebhookDelivery.Create().SetEventID(ev.ID).SetEndpointID(busy.ID).SetStatus(status).SetAttemptCount(attempts).
+			st.Client.WebhookDelivery.Create().SetAccountID(ev.AccountID).SetEventID(ev.ID).SetEndpointID(busy.ID).SetStatus(status).SetAttemptCount(attempts).
 				SetNextAttemptAt(later).SetCreatedAt(at).ExecX(sys)
 		}
 		two := now.AddDate(0, 0, -2)
