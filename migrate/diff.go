@@ -97,7 +97,7 @@ func diffInto(ctx context.Context, dir atlas.Dir, dia, devURL, version, name str
 		schema.WithDropIndex(true),
 		schema.WithErrNoPlan(true),
 	}
-	opts = append(opts, schema.WithDiffHook(accountKeys))
+	opts = append(opts, schema.WithDiffHook(accountKeys(dia)))
 	if dia == dialect.Postgres {
 		opts = append(opts, schema.WithDiffHook(partitioned))
 	}

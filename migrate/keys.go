@@ -2,8 +2,10 @@ package migrate
 
 import (
 	"fmt"
+	"slices"
 
 	atlasschema "ariga.io/atlas/sql/schema"
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql/schema"
 
 	entmigrate "larder.dev/larder/ent/migrate"
@@ -27,15 +29,31 @@ import (
 // indexes of the account tables lead with account_id in the schemas
 // themselves.
 //
-// accountKeys is the diff hook that gives the compiled schema these keys,
-// as the migrations create them on both databases.
-func accountKeys(next schema.Differ) schema.Differ {
-	return schema.DiffFunc(func(current, desired *atlasschema.Schema) ([]atlasschema.Change, error) {
-		if err := withAccountKeys(desired); err != nil {
-			return nil, err
-		}
-		return next.Diff(current, desired)
-	})
+// On PostgreSQL each account table's primary key is (account_id, id), in
+// place of its index on those columns (a distributed PostgreSQL accepts no
+// primary key without the distribution column), and an index on id alone
+// serves the statements that find a row by its id without its account (the
+// webhook dispatcher's, the console's and the CLI's by an id they were
+// given). SQLite keeps id as the primary key, which its AUTOINCREMENT
+// needs, and the unique index on (account_id, id) as the foreign keys'
+// target.
+//
+// accountKeys is the diff hook that gives the compiled schema of dialect
+// dia these keys, as the migrations create them.
+func accountKeys(dia string) schema.DiffHook {
+	return func(next schema.Differ) schema.Differ {
+		return schema.DiffFunc(func(current, desired *atlasschema.Schema) ([]atlasschema.Change, error) {
+			if err := withAccountKeys(desired); err != nil {
+				return nil, err
+			}
+			if dia == dialect.Postgres {
+				if err := withAccountPrimaryKeys(desired); err != nil {
+					return nil, err
+				}
+			}
+			return next.Diff(current, desired)
+		})
+	}
 }
 
 // accountTable reports whether t holds one account's rows: the schemas
@@ -70,6 +88,29 @@ func withAccountKeys(s *atlasschema.Schema) error {
 			fk.Columns = []*atlasschema.Column{acct, fk.Columns[0]}
 			fk.RefColumns = []*atlasschema.Column{refAcct, fk.RefColumns[0]}
 		}
+	}
+	return nil
+}
+
+// withAccountPrimaryKeys gives every account table of s the primary key
+// (account_id, id) in place of its index on those columns, and an index on
+// id alone (named TABLE_by_id).
+func withAccountPrimaryKeys(s *atlasschema.Schema) error {
+	for _, t := range s.Tables {
+		if !accountTable(t) {
+			continue
+		}
+		acct, _ := t.Column(accountColumn)
+		id, ok := t.Column("id")
+		if !ok || t.PrimaryKey == nil || len(t.PrimaryKey.Parts) != 1 || t.PrimaryKey.Parts[0].C != id {
+			return fmt.Errorf("account table %s has no primary key on id", t.Name)
+		}
+		if ix := accountIDIndex(t); ix != nil {
+			t.Indexes = slices.DeleteFunc(t.Indexes, func(i *atlasschema.Index) bool { return i == ix })
+		}
+		t.PrimaryKey.Parts = []*atlasschema.IndexPart{{SeqNo: 0, C: acct}, {SeqNo: 1, C: id}}
+		t.Indexes = append(t.Indexes, &atlasschema.Index{Name: t.Name + "_by_id", Table: t,
+			Parts: []*atlasschema.IndexPart{{SeqNo: 0, C: id}}})
 	}
 	return nil
 }

@@ -62,7 +62,39 @@ func TestAccountForeignKeysCarryTheAccount(t *testing.T) {
 			if composite < 40 {
 				t.Fatalf("only %d foreign keys between account tables; the test no longer reads the schema's", composite)
 			}
+			if b == dbtest.Postgres {
+				checkAccountPrimaryKeys(t, st.DB, accountTables)
+			}
 		})
+	}
+}
+
+// checkAccountPrimaryKeys: on PostgreSQL every account table's primary key
+// is (account_id, id), and an index on id alone finds a row by its id.
+func checkAccountPrimaryKeys(t *testing.T, db *sql.DB, accountTables map[string]bool) {
+	t.Helper()
+	keys := map[string][2]string{} // table -> primary key columns, and whether an index on id alone exists
+	// Direct SQL: the test reads the catalog of the database it migrated.
+	for _, r := range query(t, db, `SELECT c.relname,
+		  (SELECT string_agg(a.attname, ',' ORDER BY k.n) FROM pg_index i CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY k(num, n)
+		     JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.num WHERE i.indrelid = c.oid AND i.indisprimary),
+		  EXISTS (SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+		     WHERE i.indrelid = c.oid AND i.indnatts = 1 AND a.attname = 'id')
+		FROM pg_class c WHERE c.relkind IN ('r', 'p') AND c.relnamespace = current_schema()::regnamespace`) {
+		keys[r[0]] = [2]string{r[1], r[2]}
+	}
+	n := 0
+	for table, account := range accountTables {
+		if !account {
+			continue
+		}
+		n++
+		if got := keys[table]; got[0] != "account_id,id" || got[1] != "true" {
+			t.Errorf("%s: primary key (%s), an index on id alone: %s; want (account_id,id) and one", table, got[0], got[1])
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d account tables", n)
 	}
 }
 
