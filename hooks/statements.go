@@ -12,13 +12,16 @@ import (
 // SetEach sets column to each row's own decimal in one UPDATE (a CASE on the
 // id), for rows whose new values the caller computed exactly: the database
 // does no arithmetic (SQLite's would be in binary floating point). Use it as
-// the modifier of an ent Update restricted to ids.
+// the modifier of an ent Update restricted to ids. The CASE is the searched
+// form (CASE WHEN id = $n …): Citus 13.2, planning such an update for one
+// shard, substitutes a simple CASE's (CASE id WHEN $n …) parameters wrongly.
 func SetEach(column string, ids []int, values map[int]decimal.Decimal) func(*sql.UpdateBuilder) {
 	return func(u *sql.UpdateBuilder) {
 		u.Set(column, sql.ExprFunc(func(b *sql.Builder) {
-			b.WriteString("CASE ").Ident("id")
+			b.WriteString("CASE")
 			for _, id := range ids {
-				b.WriteString(" WHEN ").Arg(id).WriteString(" THEN CAST(").Arg(values[id].String()).WriteString(" AS NUMERIC)")
+				b.WriteString(" WHEN ").Ident("id").WriteString(" = ").Arg(id).
+					WriteString(" THEN CAST(").Arg(values[id].String()).WriteString(" AS NUMERIC)")
 			}
 			b.WriteString(" END")
 		}))
