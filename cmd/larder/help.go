@@ -17,6 +17,7 @@ var examples = map[string]string{
 	"migrate":               "larder migrate --database postgres://larder@db/larder",
 	"migrate diff":          "larder migrate diff add_lot_notes",
 	"migrate hash":          "larder migrate hash",
+	"migrate distribute":    "larder migrate distribute --database postgres://larder@coordinator/larder",
 	"org create":            "larder org create --name 'Boulangerie Nord' --currency CAD",
 	"org set-plan":          "larder org set-plan --org 1 --plan enterprise",
 	"org settings":          "larder org settings --org 1 --block-unapproved-suppliers true",

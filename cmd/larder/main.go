@@ -57,6 +57,7 @@ var commands = []command{
 	{"migrate", "migrate  apply pending migrations", migrateApply},
 	{"migrate diff", "migrate diff NAME [--dir D] [--dev-database URL]  write the next migration of both dialects", migrateDiff},
 	{"migrate hash", "migrate hash [--dir D]  rewrite atlas.sum after a hand-written migration", migrateHash},
+	{"migrate distribute", "migrate distribute  on a Citus coordinator, place the migrated tables as the schemas class them: reference, distributed by account_id, local", migrateDistribute},
 	{"org create", "org create --name N [--plan P] [--currency C]  create an organization; its test account is seeded", orgCreate},
 	{"org set-plan", "org set-plan --org ID --plan P  change a plan: enterprise, professional, starter, lapsed", orgSetPlan},
 	{"org settings", "org settings --org ID [--block-unapproved-suppliers true|false] [--manual-costing true|false] [--require-second-factor true|false]  change purchasing and console settings", orgSettings},

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"entgo.io/ent/dialect"
+
 	"larder.dev/larder/internal/platform/config"
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/migrate"
@@ -56,5 +58,20 @@ func migrateHash(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		return e.print(map[string]any{"hashed": *dir}, "rewrote atlas.sum under "+*dir)
+	})
+}
+
+func migrateDistribute(ctx context.Context, e *env, args []string) error {
+	c := e.command("migrate distribute", needs{store: true})
+	return c.run(ctx, args, nil, func(ctx context.Context, st *store.Store) error {
+		if st.Dialect != dialect.Postgres {
+			return fmt.Errorf("migrate distribute places tables on a Citus cluster: --database must be its PostgreSQL coordinator")
+		}
+		p, err := migrate.Distribute(ctx, st.DB)
+		if err != nil {
+			return err
+		}
+		return e.print(p, fmt.Sprintf("%d reference tables, %d distributed by account_id, %d local; %d foreign keys added again",
+			len(p.Reference), len(p.Distributed), len(p.Local), p.ForeignKeys))
 	})
 }
