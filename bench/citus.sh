@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Larder on a Citus cluster (docs/scaling.md, "On a Citus cluster"): a
+# coordinator and WORKERS workers of PostgreSQL 15 with Citus 13.2, each with
+# its own data directory and loopback port, Larder's migrations applied to
+# the coordinator and its tables placed as the schemas class them (`larder
+# migrate distribute`: reference tables on every node, the account tables
+# distributed by account_id and co-located, the rest on the coordinator);
+# then `larder serve` on the coordinator and a round of the API's reads and
+# writes for two organizations. It reports where each distributed table's
+# shards are, and every statement of a distributed table that Citus ran on
+# more than one shard (citus_stat_statements: no partition key), and exits
+# 1 if an API call failed, the placing left a table out, or a statement of a
+# distributed table ran on more than one shard. The cluster
+# stops when the script does. About 1 minute once Citus is built.
+#
+# Needs PostgreSQL 15's programs and Citus 13.2 built for it; when Citus is
+# missing, CITUS_SOURCE names a directory whose build.sh builds and installs
+# it. Run as root (PostgreSQL runs as postgres) or as postgres.
+#
+# Parameters (environment): PORT=28500 (the coordinator; the workers take the
+# next ports, Larder the one after them), WORKERS=2, RESULTS (directory),
+# KEEP=0 (1: leave the cluster running and its data directories in place).
+set -euo pipefail
+PORT=${PORT:-28500}
+WORKERS=${WORKERS:-2}
+KEEP=${KEEP:-0}
+RESULTS=${RESULTS:-$(mktemp -d /tmp/larder-citus.XXXXXX)}
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+cd "$(dirname "$0")/.."
+
+if [[ ! -f /usr/lib/postgresql/15/lib/citus.so ]]; then
+	if [[ -z ${CITUS_SOURCE:-} || ! -x $CITUS_SOURCE/build.sh ]]; then
+		echo "citus: Citus is not installed for PostgreSQL 15; set CITUS_SOURCE to a directory whose build.sh builds it" >&2
+		exit 2
+	fi
+	"$CITUS_SOURCE/build.sh"
+fi
+
+as_pg() { if [[ $(id -u) == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+mkdir -p "$RESULTS/bin"
+chmod 755 "$RESULTS"
+go build -o "$RESULTS/bin/larder" ./cmd/larder
+L=$RESULTS/bin/larder
+
+NODES=$((WORKERS + 1))
+stop() {
+	[[ -n ${SERVER:-} ]] && kill "$SERVER" 2>/dev/null || true
+	if [[ $KEEP != 1 ]]; then
+		for ((i = 0; i < NODES; i++)); do
+			as_pg "$PGBIN/pg_ctl" -D "$RESULTS/node$i" -m immediate stop >/dev/null 2>&1 || true
+		done
+	fi
+}
+trap stop EXIT
+
+echo "== $NODES nodes: the coordinator on $PORT, workers on $((PORT + 1))..$((PORT + WORKERS))"
+for ((i = 0; i < NODES; i++)); do
+	d=$RESULTS/node$i
+	mkdir -p "$d"
+	chown postgres "$d" 2>/dev/null || true
+	as_pg "$PGBIN/initdb" -D "$d" --auth=trust -U postgres >"$RESULTS/initdb$i.log"
+	cat >>"$d/postgresql.conf" <<-EOF
+		port = $((PORT + i))
+		listen_addresses = '127.0.0.1'
+		unix_socket_directories = '$d'
+		shared_preload_libraries = 'citus,pg_stat_statements'
+		citus.stat_statements_track = 'all'
+		max_connections = 200
+		fsync = off
+	EOF
+	as_pg "$PGBIN/pg_ctl" -D "$d" -l "$d/log" -w start >/dev/null
+	psql -X -q -v ON_ERROR_STOP=1 "postgres://postgres@127.0.0.1:$((PORT + i))/postgres" \
+		-c "CREATE DATABASE larder" >/dev/null
+	psql -X -q -v ON_ERROR_STOP=1 "postgres://postgres@127.0.0.1:$((PORT + i))/larder" \
+		-c "CREATE EXTENSION citus" -c "CREATE EXTENSION pg_stat_statements" >/dev/null
+done
+DB="postgres://postgres@127.0.0.1:$PORT/larder?sslmode=disable"
+psql -X -q -v ON_ERROR_STOP=1 "$DB" -c "SELECT citus_set_coordinator_host('127.0.0.1', $PORT)" >/dev/null
+for ((i = 1; i < NODES; i++)); do
+	psql -X -q -v ON_ERROR_STOP=1 "$DB" -c "SELECT citus_add_node('127.0.0.1', $((PORT + i)))" >/dev/null
+done
+psql -X -At "$DB" -c "SELECT 'citus ' || citus_version()" | cut -d' ' -f1-3 | tee "$RESULTS/report.txt"
+
+echo "== migrate and place the tables"
+"$L" migrate --database "$DB" --json >"$RESULTS/migrate.json"
+"$L" migrate distribute --database "$DB" --json | tee "$RESULTS/placed.json" |
+	jq -r '"\(.reference | length) reference tables, \(.distributed | length) distributed, \(.local | length) local; \(.foreign_keys) foreign keys added again"' |
+	tee -a "$RESULTS/report.txt"
+missing=$(psql -X -At "$DB" -c "SELECT count(*) FROM jsonb_array_elements_text('$(jq -c '.reference + .distributed' "$RESULTS/placed.json")'::jsonb) t(name)
+	WHERE NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid::regclass::text = t.name)")
+if [[ $missing != 0 ]]; then
+	echo "citus: $missing tables are not placed" >&2
+	exit 1
+fi
+psql -X -At "$DB" -c "SELECT 'shards of the distributed tables by node: ' || string_agg(nodeport || ' ' || n, ', ' ORDER BY nodeport)
+	FROM (SELECT nodeport, count(*) n FROM citus_shards WHERE citus_table_type = 'distributed' GROUP BY nodeport) s" |
+	tee -a "$RESULTS/report.txt"
+
+echo "== serve on the coordinator and call the API"
+LPORT=$((PORT + NODES))
+"$L" serve --database "$DB" --addr "127.0.0.1:$LPORT" --webhooks=false >"$RESULTS/serve.log" 2>&1 &
+SERVER=$!
+for _ in $(seq 100); do curl -fs "http://127.0.0.1:$LPORT/readyz" >/dev/null && break; sleep 0.2; done
+psql -X -q "$DB" -c "SELECT citus_stat_statements_reset()" -c "SELECT pg_stat_statements_reset()" >/dev/null
+failed=0
+call() { # method path key [body]: prints the answer, counts a failure
+	local s
+	s=$(curl -s -o "$RESULTS/answer.json" -w '%{http_code}' -X "$1" -H "Authorization: Bearer $3" \
+		-H 'Content-Type: application/json' ${4:+-d "$4"} "http://127.0.0.1:$LPORT$2")
+	if [[ $s != 2* ]]; then
+		echo "citus: $1 $2 answered $s: $(head -c 300 "$RESULTS/answer.json")" >&2
+		failed=$((failed + 1))
+	fi
+	cat "$RESULTS/answer.json"
+}
+for name in "Boulangerie Nord" "Fromagerie Sud"; do
+	org=$("$L" org create --name "$name" --database "$DB" --json | jq -r .id)
+	key=$("$L" key create --org "$org" --env test --scopes all --database "$DB" --json | jq -r .key)
+	tag=$(call POST /v1/tags "$key" '{"name":"citus","ref_type":"PRODUCT"}' | jq -r .data.id)
+	call GET "/v1/tags/$tag" "$key" >/dev/null
+	call GET "/v1/tags?ref_type=PRODUCT&limit=200" "$key" >/dev/null
+	call PATCH "/v1/tags/$tag" "$key" '{"description":"placed by account"}' >/dev/null
+	call GET "/v1/units-of-measure?limit=20" "$key" >/dev/null
+	product=$(call GET "/v1/products?limit=50" "$key" | jq -r '.data[0].id')
+	call GET "/v1/products/$product" "$key" >/dev/null
+	supplier=$(call GET "/v1/suppliers?limit=1" "$key" | jq -r '.data[0].id')
+	call POST /v1/purchase-orders "$key" "{\"supplier_id\":$supplier,\"lines\":[{\"product_id\":$product,\"quantity\":5,\"cost\":2.5}]}" >/dev/null
+	call GET "/v1/purchase-orders?limit=20" "$key" >/dev/null
+	call GET "/v1/product-lots?limit=20" "$key" >/dev/null
+	call DELETE "/v1/tags/$tag" "$key" >/dev/null
+done
+echo "API calls that failed: $failed" | tee -a "$RESULTS/report.txt"
+
+echo "== statements of distributed tables, and those that ran on more than one shard"
+# citus_stat_statements has a partition key for a statement Citus routed to
+# one shard; a statement of a distributed table without one ran on several.
+distributed=$(jq -r '.distributed | join("|")' "$RESULTS/placed.json")
+psql -X -At "$DB" -F $'\t' -c "SELECT calls, coalesce(partition_key, '-'), executor, regexp_replace(query, '\s+', ' ', 'g')
+	FROM citus_stat_statements WHERE executor <> 'local' ORDER BY calls DESC" >"$RESULTS/statements.tsv"
+grep -wE "$distributed" "$RESULTS/statements.tsv" >"$RESULTS/statements-distributed.tsv" || true
+awk -F'\t' '$2 == "-"' "$RESULTS/statements-distributed.tsv" >"$RESULTS/multishard.tsv"
+echo "statements of distributed tables: $(wc -l <"$RESULTS/statements-distributed.tsv") distinct," \
+	"$(awk -F'\t' '{n += $1} END {print n + 0}' "$RESULTS/statements-distributed.tsv") calls;" \
+	"on more than one shard: $(wc -l <"$RESULTS/multishard.tsv")" | tee -a "$RESULTS/report.txt"
+cut -c1-300 "$RESULTS/multishard.tsv" | head -20
+echo "results in $RESULTS"
+[[ $failed == 0 && ! -s $RESULTS/multishard.tsv ]]
