@@ -137,18 +137,27 @@ func Distribute(ctx context.Context, db *sql.DB) (Placed, error) {
 // placedTables are the tables Citus already has in its metadata.
 func placedTables(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 	// Direct SQL: Citus's catalog of the tables it placed.
-	rows, err := db.QueryContext(ctx, `SELECT logicalrelid::regclass::text FROM pg_dist_partition`)
+	names, err := column(db.QueryContext(ctx, `SELECT logicalrelid::regclass::text FROM pg_dist_partition`))
+	out := map[string]bool{}
+	for _, n := range names {
+		out[n] = true
+	}
+	return out, err
+}
+
+// column is the first column of rows, as strings, rows closed.
+func column(rows *sql.Rows, err error) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string]bool{}
+	var out []string
 	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
+		var s string
+		if err := rows.Scan(&s); err != nil {
 			return nil, err
 		}
-		out[t] = true
+		out = append(out, s)
 	}
 	return out, rows.Err()
 }
@@ -156,22 +165,9 @@ func placedTables(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 // dropTriggers drops table's own triggers and returns them as TABLE.TRIGGER.
 func dropTriggers(ctx context.Context, tx *sql.Tx, table string) ([]string, error) {
 	// Direct SQL: triggers are outside ent's schema.
-	rows, err := tx.QueryContext(ctx, `SELECT tgname FROM pg_trigger
-		WHERE tgrelid = to_regclass(quote_ident($1)) AND NOT tgisinternal ORDER BY 1`, table)
+	names, err := column(tx.QueryContext(ctx, `SELECT tgname FROM pg_trigger
+		WHERE tgrelid = to_regclass(quote_ident($1)) AND NOT tgisinternal ORDER BY 1`, table))
 	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		names = append(names, n)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	var out []string
