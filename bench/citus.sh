@@ -6,24 +6,34 @@
 # migrate distribute`: reference tables on every node, the account tables
 # distributed by account_id and co-located, the rest on the coordinator);
 # then `larder serve` on the coordinator and a round of the API's reads and
-# writes for two organizations. It reports where each distributed table's
-# shards are, and every statement of a distributed table that Citus ran on
-# more than one shard (citus_stat_statements: no partition key), and exits
-# 1 if an API call failed, the placing left a table out, or a statement of a
-# distributed table ran on more than one shard. The cluster
-# stops when the script does. About 1 minute once Citus is built.
+# writes for two organizations (and, with MEASURE=1, the rates below). It
+# reports where each distributed table's shards are, and every statement of
+# a distributed table that Citus ran on more than one shard
+# (citus_stat_statements: no partition key), and exits 1 if an API call
+# failed, the placing left a table out, or a statement of a distributed
+# table ran on more than one shard. The cluster stops when the script does.
+# About 1 minute once Citus is built (2 with MEASURE=1).
 #
 # Needs PostgreSQL 15's programs and Citus 13.2 built for it; when Citus is
 # missing, CITUS_SOURCE names a directory whose build.sh builds and installs
 # it. Run as root (PostgreSQL runs as postgres) or as postgres.
 #
+# With MEASURE=1 it then measures, against Larder on the cluster, the rate of
+# GET /v1/tags/{id}, of the 200-row tag list and of 200-line purchase orders
+# (bench/load, CONCURRENCY=16 for DURATION=10s each, one organization's test
+# account), for comparing WORKERS=1 with WORKERS=2.
+#
 # Parameters (environment): PORT=28500 (the coordinator; the workers take the
 # next ports, Larder the one after them), WORKERS=2, RESULTS (directory),
-# KEEP=0 (1: leave the cluster running and its data directories in place).
+# KEEP=0 (1: leave the cluster running and its data directories in place),
+# MEASURE=0, DURATION=10s, CONCURRENCY=16.
 set -euo pipefail
 PORT=${PORT:-28500}
 WORKERS=${WORKERS:-2}
 KEEP=${KEEP:-0}
+MEASURE=${MEASURE:-0}
+DURATION=${DURATION:-10s}
+CONCURRENCY=${CONCURRENCY:-16}
 RESULTS=${RESULTS:-$(mktemp -d /tmp/larder-citus.XXXXXX)}
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 cd "$(dirname "$0")/.."
@@ -40,6 +50,7 @@ as_pg() { if [[ $(id -u) == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; f
 mkdir -p "$RESULTS/bin"
 chmod 755 "$RESULTS"
 go build -o "$RESULTS/bin/larder" ./cmd/larder
+go build -o "$RESULTS/bin/load" ./bench/load
 L=$RESULTS/bin/larder
 
 NODES=$((WORKERS + 1))
@@ -48,6 +59,8 @@ stop() {
 	if [[ $KEEP != 1 ]]; then
 		for ((i = 0; i < NODES; i++)); do
 			as_pg "$PGBIN/pg_ctl" -D "$RESULTS/node$i" -m immediate stop >/dev/null 2>&1 || true
+			cp "$RESULTS/node$i/log" "$RESULTS/node$i.log" 2>/dev/null || true
+			rm -rf "$RESULTS/node$i"
 		done
 	fi
 }
@@ -98,7 +111,7 @@ psql -X -At "$DB" -c "SELECT 'shards of the distributed tables by node: ' || str
 
 echo "== serve on the coordinator and call the API"
 LPORT=$((PORT + NODES))
-"$L" serve --database "$DB" --addr "127.0.0.1:$LPORT" --webhooks=false >"$RESULTS/serve.log" 2>&1 &
+"$L" serve --database "$DB" --addr "127.0.0.1:$LPORT" --webhooks=false --rate-limit 100000000 >"$RESULTS/serve.log" 2>&1 &
 SERVER=$!
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$LPORT/readyz" >/dev/null && break; sleep 0.2; done
 psql -X -q "$DB" -c "SELECT citus_stat_statements_reset()" -c "SELECT pg_stat_statements_reset()" >/dev/null
@@ -131,6 +144,25 @@ for name in "Boulangerie Nord" "Fromagerie Sud"; do
 done
 echo "API calls that failed: $failed" | tee -a "$RESULTS/report.txt"
 
+if [[ $MEASURE == 1 ]]; then
+	echo "== rates on $WORKERS workers (bench/load, c=$CONCURRENCY, $DURATION each)"
+	: >"$RESULTS/get-paths.txt"
+	for i in $(seq 200); do
+		call POST /v1/tags "$key" "{\"name\":\"load-$i\",\"ref_type\":\"PRODUCT\"}" | jq -r '"/v1/tags/\(.data.id)"' >>"$RESULTS/get-paths.txt"
+	done
+	echo "/v1/tags?ref_type=PRODUCT&limit=200" >"$RESULTS/list-paths.txt"
+	# 200 lines over the account's products, one order a request.
+	call GET "/v1/products?limit=200" "$key" | jq -c --argjson s "$supplier" \
+		'[.data[].id] as $p | {supplier_id: $s, lines: [range(200) | {product_id: $p[. % ($p | length)], quantity: 5, cost: 2.5}]}' |
+		sed 's#^#POST /v1/purchase-orders #' >"$RESULTS/order-paths.txt"
+	for what in get list order; do
+		"$RESULTS/bin/load" -url "http://127.0.0.1:$LPORT" -key "$key" -paths-file "$RESULTS/$what-paths.txt" \
+			-c "$CONCURRENCY" -d "$DURATION" -warmup 2s -json "$RESULTS/rate-$what.json" >/dev/null
+		jq -r --arg w "$what" --arg n "$WORKERS" '"\($w) on \($n) workers: \(.rps | floor) req/s, p50 \(.p50_ms) ms, p99 \(.p99_ms) ms, \(.errors) errors"' \
+			"$RESULTS/rate-$what.json" | tee -a "$RESULTS/report.txt"
+		failed=$((failed + $(jq .errors "$RESULTS/rate-$what.json")))
+	done
+fi
 echo "== statements of distributed tables, and those that ran on more than one shard"
 # citus_stat_statements has a partition key for a statement Citus routed to
 # one shard; a statement of a distributed table without one ran on several.
