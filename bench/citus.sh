@@ -26,12 +26,16 @@
 # Parameters (environment): PORT=28500 (the coordinator; the workers take the
 # next ports, Larder the one after them), WORKERS=2, RESULTS (directory),
 # KEEP=0 (1: leave the cluster running and its data directories in place),
-# MEASURE=0, DURATION=10s, CONCURRENCY=16.
+# MEASURE=0, DURATION=10s, CONCURRENCY=16, SUITES= (Go packages whose suites
+# then run on the cluster, on PostgreSQL alone, each package in a database of
+# its own made on every node and placed: dbtest's LARDER_TEST_CITUS_WORKERS;
+# e.g. SUITES=./handlers; a failing suite makes the script exit 1).
 set -euo pipefail
 PORT=${PORT:-28500}
 WORKERS=${WORKERS:-2}
 KEEP=${KEEP:-0}
 MEASURE=${MEASURE:-0}
+SUITES=${SUITES:-}
 DURATION=${DURATION:-10s}
 CONCURRENCY=${CONCURRENCY:-16}
 RESULTS=${RESULTS:-$(mktemp -d /tmp/larder-citus.XXXXXX)}
@@ -175,5 +179,16 @@ echo "statements of distributed tables: $(wc -l <"$RESULTS/statements-distribute
 	"$(awk -F'\t' '{n += $1} END {print n + 0}' "$RESULTS/statements-distributed.tsv") calls;" \
 	"on more than one shard: $(wc -l <"$RESULTS/multishard.tsv")" | tee -a "$RESULTS/report.txt"
 cut -c1-300 "$RESULTS/multishard.tsv" | head -20
+if [[ -n $SUITES ]]; then
+	echo "== the suites of $SUITES on the cluster"
+	workers=$(for ((i = 1; i < NODES; i++)); do printf '127.0.0.1:%d,' $((PORT + i)); done)
+	# shellcheck disable=SC2086 # SUITES is a list of packages
+	if ! LARDER_TEST_BACKENDS=postgres LARDER_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable" \
+		LARDER_TEST_CITUS_WORKERS=${workers%,} go test -count 1 $SUITES >"$RESULTS/suites.log" 2>&1; then
+		failed=$((failed + 1))
+	fi
+	echo "suites: $(grep -c '^--- FAIL' "$RESULTS/suites.log") tests failed: $(grep '^--- FAIL' "$RESULTS/suites.log" | cut -d' ' -f3 | tr '\n' ' ')" |
+		tee -a "$RESULTS/report.txt"
+fi
 echo "results in $RESULTS"
 [[ $failed == 0 && ! -s $RESULTS/multishard.tsv ]]

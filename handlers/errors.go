@@ -229,6 +229,7 @@ func (h *Handler) constraint(ctx context.Context, c *ent.ConstraintError) *probl
 	switch {
 	case sqlgraph.IsUniqueConstraintError(c):
 		constraint, cols, _ := dberror.Unique(c)
+		constraint = schemaConstraint(constraint)
 		if p, ok := ent.UniqueConflict(constraint); ok {
 			return p
 		}
@@ -244,12 +245,36 @@ func (h *Handler) constraint(ctx context.Context, c *ent.ConstraintError) *probl
 	return internal
 }
 
+// schemaConstraint is the schema's name of the unique index a violation
+// names: name itself, or, when that is no index of the schema, name less a
+// "_<shard id>" that Citus gives an index's copy on each shard of a
+// distributed table.
+func schemaConstraint(name string) string {
+	if ent.UniqueColumns(name) != nil {
+		return name
+	}
+	if i := strings.LastIndexByte(name, '_'); i > 0 && isDigits(name[i+1:]) && ent.UniqueColumns(name[:i]) != nil {
+		return name[:i]
+	}
+	return name
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // duplicateField names the API field of a unique violation, from what the
 // database said of it (dberror.Unique): the last column of the index that is
-// not the owning account.
+// not the owning account; the columns the violation named when the index is
+// none the schema knows.
 func duplicateField(constraint string, cols []string) string {
-	if constraint != "" {
-		cols = ent.UniqueColumns(constraint)
+	if known := ent.UniqueColumns(constraint); constraint != "" && known != nil {
+		cols = known
 	}
 	for i := len(cols) - 1; i >= 0; i-- {
 		if cols[i] != "account_id" && cols[i] != "parent_id" {

@@ -23,14 +23,32 @@ func init() {
 // postgresErrors reads lib/pq's errors.
 type postgresErrors struct{}
 
-// Unique reads the constraint a unique violation (23505) names.
+// Unique reads the constraint a unique violation (23505) names, and the
+// columns its detail names ("Key (account_id, name)=(…) already exists.").
 func (postgresErrors) Unique(err error) (string, []string, bool) {
 	var pe *pq.Error
 	if !errors.As(err, &pe) || pe.Code != "23505" {
 		return "", nil, false
 	}
-	return pe.Constraint, nil, true
+	constraint := pe.Constraint
+	if m := pgUniqueMessage.FindStringSubmatch(pe.Message); constraint == "" && m != nil {
+		// Citus relays a worker's violation with its message alone.
+		constraint = m[1]
+	}
+	var cols []string
+	if m := pgKeyDetail.FindStringSubmatch(pe.Detail); m != nil {
+		for c := range strings.SplitSeq(m[1], ",") {
+			cols = append(cols, strings.Trim(strings.TrimSpace(c), `"`))
+		}
+	}
+	return constraint, cols, true
 }
+
+// pgUniqueMessage reads the constraint of a unique violation's message.
+var pgUniqueMessage = regexp.MustCompile(`unique constraint "([^"]+)"`)
+
+// pgKeyDetail reads the columns of a unique violation's detail.
+var pgKeyDetail = regexp.MustCompile(`^Key \(([^)]*)\)=`)
 
 // Unavailable: every "not now" of PostgreSQL has its SQLSTATE, which
 // dberror reads.

@@ -43,6 +43,13 @@ const EnvPostgres = "LARDER_TEST_POSTGRES_URL"
 // (sqlite, postgres); unset, SQLite and, when EnvPostgres is set, PostgreSQL.
 const EnvBackends = "LARDER_TEST_BACKENDS"
 
+// EnvCitusWorkers makes EnvPostgres a Citus coordinator whose workers it
+// lists (host:port, comma-separated; same user and options): the package's
+// database is made on every node, the workers added to it, and its tables
+// placed once migrated (migrate.Distribute), so the suites run on a cluster
+// (bench/citus.sh's SUITES).
+const EnvCitusWorkers = "LARDER_TEST_CITUS_WORKERS"
+
 var pg struct {
 	mu    sync.Mutex
 	tried bool
@@ -82,9 +89,11 @@ func Main(m Runner) {
 		pg.st.Close()
 	}
 	if pg.name != "" {
-		if db, err := sql.Open("postgres", pg.admin); err == nil {
-			_, _ = db.Exec(`DROP DATABASE IF EXISTS "` + pg.name + `" WITH (FORCE)`)
-			db.Close()
+		for _, admin := range append([]string{pg.admin}, workerAdmins(pg.admin)...) {
+			if db, err := sql.Open("postgres", admin); err == nil {
+				_, _ = db.Exec(`DROP DATABASE IF EXISTS "` + pg.name + `" WITH (FORCE)`)
+				db.Close()
+			}
 		}
 	}
 	os.Exit(code)
@@ -127,7 +136,75 @@ func postgresURL() (string, error) {
 	own := *u
 	own.Path = "/" + name
 	pg.admin, pg.name, pg.url = admin.String(), name, own.String()
+	if err := clusterDatabase(admin.String(), own.String(), name); err != nil {
+		pg.err = fmt.Errorf("%s: %w", EnvCitusWorkers, err)
+		return "", pg.err
+	}
 	return pg.url, nil
+}
+
+// workerAdmins are the maintenance databases of EnvCitusWorkers' nodes, as
+// admin names the coordinator's with another host and port.
+func workerAdmins(admin string) []string {
+	var out []string
+	for w := range strings.SplitSeq(os.Getenv(EnvCitusWorkers), ",") {
+		if w = strings.TrimSpace(w); w == "" {
+			continue
+		}
+		u, err := url.Parse(admin)
+		if err != nil {
+			continue
+		}
+		u.Host = w
+		out = append(out, u.String())
+	}
+	return out
+}
+
+// clusterDatabase makes the database name, just made on the coordinator
+// (own), a Citus database over EnvCitusWorkers: the database and the
+// extension on every worker, the extension on the coordinator, the workers
+// added. Nothing without EnvCitusWorkers.
+func clusterDatabase(admin, own, name string) error {
+	workers := workerAdmins(admin)
+	if len(workers) == 0 {
+		return nil
+	}
+	// Direct SQL: a test cluster's databases and Citus's node functions.
+	for _, w := range workers {
+		if err := execAll(w, `CREATE DATABASE "`+name+`"`); err != nil {
+			return err
+		}
+		u, _ := url.Parse(w)
+		u.Path = "/" + name
+		if err := execAll(u.String(), `CREATE EXTENSION citus`); err != nil {
+			return err
+		}
+	}
+	c, _ := url.Parse(own)
+	host, port, _ := strings.Cut(c.Host, ":")
+	stmts := []string{`CREATE EXTENSION citus`, `SELECT citus_set_coordinator_host('` + host + `', ` + port + `)`}
+	for _, w := range workers {
+		u, _ := url.Parse(w)
+		h, p, _ := strings.Cut(u.Host, ":")
+		stmts = append(stmts, `SELECT citus_add_node('`+h+`', `+p+`)`)
+	}
+	return execAll(own, stmts...)
+}
+
+// execAll runs stmts on the database of dbURL, one after another.
+func execAll(dbURL string, stmts ...string) error {
+	db, err := sql.Open("postgres", dbURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
 }
 
 // template is the package's migrated and seeded SQLite file, made once and
@@ -330,6 +407,9 @@ func prepareWith(ctx context.Context, dbURL string, fast fastpath.Set) (*store.S
 		return nil, err
 	}
 	_, err = migrate.Apply(ctx, st.DB, st.Dialect, func(ctx context.Context) error { return seed.Shared(ctx, st.Client) })
+	if err == nil && st.Dialect == dialect.Postgres && len(workerAdmins(pg.admin)) > 0 {
+		_, err = migrate.Distribute(ctx, st.DB)
+	}
 	if err != nil {
 		st.Close()
 		return nil, err
