@@ -30,15 +30,8 @@ func distributedClass(c migrate.Class) bool {
 // the backticks around code.
 func mdTable(t *testing.T, doc, heading string) [][]string {
 	t.Helper()
-	_, rest, ok := strings.Cut(doc, "\n"+heading+"\n")
-	if !ok {
-		t.Fatalf("scaling.md has no heading %q", heading)
-	}
 	var rows [][]string
-	for _, line := range strings.Split(rest, "\n") {
-		if strings.HasPrefix(line, "#") {
-			break
-		}
+	for _, line := range strings.Split(sectionOf(t, doc, heading), "\n") {
 		if !strings.HasPrefix(line, "|") {
 			if len(rows) > 0 {
 				break

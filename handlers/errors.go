@@ -229,7 +229,6 @@ func (h *Handler) constraint(ctx context.Context, c *ent.ConstraintError) *probl
 	switch {
 	case sqlgraph.IsUniqueConstraintError(c):
 		constraint, cols, _ := dberror.Unique(c)
-		constraint = schemaConstraint(constraint)
 		if p, ok := ent.UniqueConflict(constraint); ok {
 			return p
 		}
@@ -243,29 +242,6 @@ func (h *Handler) constraint(ctx context.Context, c *ent.ConstraintError) *probl
 	}
 	h.log.ErrorContext(ctx, "constraint violation", "request_id", RequestID(ctx), "error", c)
 	return internal
-}
-
-// schemaConstraint is the schema's name of the unique index a violation
-// names: name itself, or, when that is no index of the schema, name less a
-// "_<shard id>" that Citus gives an index's copy on each shard of a
-// distributed table.
-func schemaConstraint(name string) string {
-	if ent.UniqueColumns(name) != nil {
-		return name
-	}
-	if i := strings.LastIndexByte(name, '_'); i > 0 && isDigits(name[i+1:]) && ent.UniqueColumns(name[:i]) != nil {
-		return name[:i]
-	}
-	return name
-}
-
-func isDigits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // duplicateField names the API field of a unique violation, from what the

@@ -3,12 +3,14 @@ package store
 import (
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/lib/pq"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"larder.dev/larder/ent"
 	"larder.dev/larder/internal/platform/dberror"
 )
 
@@ -33,7 +35,7 @@ func (postgresErrors) Unique(err error) (string, []string, bool) {
 	constraint := pe.Constraint
 	if m := pgUniqueMessage.FindStringSubmatch(pe.Message); constraint == "" && m != nil {
 		// Citus relays a worker's violation with its message alone.
-		constraint = m[1]
+		constraint = schemaIndex(m[1])
 	}
 	var cols []string
 	if m := pgKeyDetail.FindStringSubmatch(pe.Detail); m != nil {
@@ -42,6 +44,21 @@ func (postgresErrors) Unique(err error) (string, []string, bool) {
 		}
 	}
 	return constraint, cols, true
+}
+
+// schemaIndex is the schema's name of the unique index a violation names:
+// name itself, or, when that is no index of the schema, name less the
+// "_<shard id>" that Citus gives an index's copy on each shard of a
+// distributed table.
+func schemaIndex(name string) string {
+	if ent.UniqueColumns(name) != nil {
+		return name
+	}
+	i := strings.LastIndexByte(name, '_')
+	if _, err := strconv.ParseUint(name[i+1:], 10, 64); i > 0 && err == nil && ent.UniqueColumns(name[:i]) != nil {
+		return name[:i]
+	}
+	return name
 }
 
 // pgUniqueMessage reads the constraint of a unique violation's message.

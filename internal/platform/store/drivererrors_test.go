@@ -10,7 +10,8 @@ import (
 
 // TestPostgresUniqueFromTheMessage: a unique violation that Citus relays
 // from a worker carries its message and detail but no constraint field;
-// the constraint and the columns are read from those.
+// the constraint and the columns are read from those, and the shard's copy
+// of a schema's index ("<index>_<shard id>") is named as the schema's.
 func TestPostgresUniqueFromTheMessage(t *testing.T) {
 	for _, c := range []struct {
 		err        *pq.Error
@@ -19,7 +20,13 @@ func TestPostgresUniqueFromTheMessage(t *testing.T) {
 	}{
 		{&pq.Error{Code: "23505", Message: `duplicate key value violates unique constraint "tag_account_id_ref_type_name_102041"`,
 			Detail: `Key (account_id, ref_type, name)=(2, PRODUCT, Organic) already exists.`},
-			"tag_account_id_ref_type_name_102041", []string{"account_id", "ref_type", "name"}},
+			"tag_account_id_ref_type_name", []string{"account_id", "ref_type", "name"}},
+		{&pq.Error{Code: "23505", Message: `duplicate key value violates unique constraint "shipping_addresses_one_default_103331"`},
+			"shipping_addresses_one_default", nil},
+		{&pq.Error{Code: "23505", Message: `duplicate key value violates unique constraint "unknown_index_12"`},
+			"unknown_index_12", nil},
+		{&pq.Error{Code: "23505", Message: `duplicate key value violates unique constraint "tag_account_id_ref_type_name_x1"`},
+			"tag_account_id_ref_type_name_x1", nil},
 		{&pq.Error{Code: "23505", Constraint: "items_code", Message: `duplicate key value violates unique constraint "other"`,
 			Detail: `Key (code)=(x) already exists.`}, "items_code", []string{"code"}},
 		{&pq.Error{Code: "23505", Message: "duplicate key", Detail: ""}, "", nil},
