@@ -8,6 +8,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/apirequesthour"
+	"larder.dev/larder/ent/apirequestread"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -107,6 +108,10 @@ var Access = []SchemaAccess{
 	{
 		Name: "APIRequestHour", Table: "api_request_hours",
 		Policy: func() Policy { return apirequesthour.Policy },
+	},
+	{
+		Name: "APIRequestRead", Table: "api_request_reads",
+		Policy: func() Policy { return apirequestread.Policy },
 	},
 	{
 		Name: "Account", Table: "accounts",

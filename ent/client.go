@@ -16,6 +16,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/apirequesthour"
+	"larder.dev/larder/ent/apirequestread"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -102,6 +103,8 @@ type Client struct {
 	APIRequest *APIRequestClient
 	// APIRequestHour is the client for interacting with the APIRequestHour builders.
 	APIRequestHour *APIRequestHourClient
+	// APIRequestRead is the client for interacting with the APIRequestRead builders.
+	APIRequestRead *APIRequestReadClient
 	// Account is the client for interacting with the Account builders.
 	Account *AccountClient
 	// Allergen is the client for interacting with the Allergen builders.
@@ -250,6 +253,7 @@ func (c *Client) init() {
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.APIRequest = NewAPIRequestClient(c.config)
 	c.APIRequestHour = NewAPIRequestHourClient(c.config)
+	c.APIRequestRead = NewAPIRequestReadClient(c.config)
 	c.Account = NewAccountClient(c.config)
 	c.Allergen = NewAllergenClient(c.config)
 	c.AuditRecord = NewAuditRecordClient(c.config)
@@ -416,6 +420,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		APIKey:                  NewAPIKeyClient(cfg),
 		APIRequest:              NewAPIRequestClient(cfg),
 		APIRequestHour:          NewAPIRequestHourClient(cfg),
+		APIRequestRead:          NewAPIRequestReadClient(cfg),
 		Account:                 NewAccountClient(cfg),
 		Allergen:                NewAllergenClient(cfg),
 		AuditRecord:             NewAuditRecordClient(cfg),
@@ -505,6 +510,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		APIKey:                  NewAPIKeyClient(cfg),
 		APIRequest:              NewAPIRequestClient(cfg),
 		APIRequestHour:          NewAPIRequestHourClient(cfg),
+		APIRequestRead:          NewAPIRequestReadClient(cfg),
 		Account:                 NewAccountClient(cfg),
 		Allergen:                NewAllergenClient(cfg),
 		AuditRecord:             NewAuditRecordClient(cfg),
@@ -601,21 +607,22 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.APIRequest, c.APIRequestHour, c.Account, c.Allergen, c.AuditRecord,
-		c.Bill, c.BillLine, c.Country, c.Customer, c.CustomerTag, c.CustomerType,
-		c.DocumentCounter, c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient,
-		c.IdempotencyKey, c.ImportCheck, c.Invoice, c.InvoiceLine, c.Location,
-		c.LotCorrection, c.Nutrient, c.Operation, c.Organization, c.Preservation,
-		c.PriceList, c.Product, c.ProductAllergen, c.ProductBannedCountry,
-		c.ProductByproduct, c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute,
-		c.ProductSupplier, c.ProductTag, c.Production, c.ProductionConsumedStep,
-		c.ProductionLine, c.ProductionLineEquipment, c.ProductionOperation,
-		c.ProductionPlannedStep, c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint,
-		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.RecoveryCode, c.SalesOrder,
-		c.SalesOrderLine, c.Salesperson, c.Session, c.Shipment, c.ShipmentLine,
-		c.ShippingAddress, c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag,
-		c.TaxRate, c.Territory, c.UnitOfMeasure, c.User, c.UserLink, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.APIKey, c.APIRequest, c.APIRequestHour, c.APIRequestRead, c.Account,
+		c.Allergen, c.AuditRecord, c.Bill, c.BillLine, c.Country, c.Customer,
+		c.CustomerTag, c.CustomerType, c.DocumentCounter, c.Employee, c.Equipment,
+		c.Event, c.Food, c.FoodNutrient, c.IdempotencyKey, c.ImportCheck, c.Invoice,
+		c.InvoiceLine, c.Location, c.LotCorrection, c.Nutrient, c.Operation,
+		c.Organization, c.Preservation, c.PriceList, c.Product, c.ProductAllergen,
+		c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
+		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
+		c.Production, c.ProductionConsumedStep, c.ProductionLine,
+		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
+		c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint, c.QCUnitOfMeasure,
+		c.RateWindow, c.RecipeStep, c.RecoveryCode, c.SalesOrder, c.SalesOrderLine,
+		c.Salesperson, c.Session, c.Shipment, c.ShipmentLine, c.ShippingAddress,
+		c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory,
+		c.UnitOfMeasure, c.User, c.UserLink, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -625,21 +632,22 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.APIRequest, c.APIRequestHour, c.Account, c.Allergen, c.AuditRecord,
-		c.Bill, c.BillLine, c.Country, c.Customer, c.CustomerTag, c.CustomerType,
-		c.DocumentCounter, c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient,
-		c.IdempotencyKey, c.ImportCheck, c.Invoice, c.InvoiceLine, c.Location,
-		c.LotCorrection, c.Nutrient, c.Operation, c.Organization, c.Preservation,
-		c.PriceList, c.Product, c.ProductAllergen, c.ProductBannedCountry,
-		c.ProductByproduct, c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute,
-		c.ProductSupplier, c.ProductTag, c.Production, c.ProductionConsumedStep,
-		c.ProductionLine, c.ProductionLineEquipment, c.ProductionOperation,
-		c.ProductionPlannedStep, c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint,
-		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.RecoveryCode, c.SalesOrder,
-		c.SalesOrderLine, c.Salesperson, c.Session, c.Shipment, c.ShipmentLine,
-		c.ShippingAddress, c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag,
-		c.TaxRate, c.Territory, c.UnitOfMeasure, c.User, c.UserLink, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.APIKey, c.APIRequest, c.APIRequestHour, c.APIRequestRead, c.Account,
+		c.Allergen, c.AuditRecord, c.Bill, c.BillLine, c.Country, c.Customer,
+		c.CustomerTag, c.CustomerType, c.DocumentCounter, c.Employee, c.Equipment,
+		c.Event, c.Food, c.FoodNutrient, c.IdempotencyKey, c.ImportCheck, c.Invoice,
+		c.InvoiceLine, c.Location, c.LotCorrection, c.Nutrient, c.Operation,
+		c.Organization, c.Preservation, c.PriceList, c.Product, c.ProductAllergen,
+		c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
+		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
+		c.Production, c.ProductionConsumedStep, c.ProductionLine,
+		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
+		c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint, c.QCUnitOfMeasure,
+		c.RateWindow, c.RecipeStep, c.RecoveryCode, c.SalesOrder, c.SalesOrderLine,
+		c.Salesperson, c.Session, c.Shipment, c.ShipmentLine, c.ShippingAddress,
+		c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory,
+		c.UnitOfMeasure, c.User, c.UserLink, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -654,6 +662,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.APIRequest.mutate(ctx, m)
 	case *APIRequestHourMutation:
 		return c.APIRequestHour.mutate(ctx, m)
+	case *APIRequestReadMutation:
+		return c.APIRequestRead.mutate(ctx, m)
 	case *AccountMutation:
 		return c.Account.mutate(ctx, m)
 	case *AllergenMutation:
@@ -1240,6 +1250,140 @@ func (c *APIRequestHourClient) mutate(ctx context.Context, m *APIRequestHourMuta
 		return (&APIRequestHourDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown APIRequestHour mutation op: %q", m.Op())
+	}
+}
+
+// APIRequestReadClient is a client for the APIRequestRead schema.
+type APIRequestReadClient struct {
+	config
+}
+
+// NewAPIRequestReadClient returns a client for the APIRequestRead from the given config.
+func NewAPIRequestReadClient(c config) *APIRequestReadClient {
+	return &APIRequestReadClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `apirequestread.Hooks(f(g(h())))`.
+func (c *APIRequestReadClient) Use(hooks ...Hook) {
+	c.hooks.APIRequestRead = append(c.hooks.APIRequestRead, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `apirequestread.Intercept(f(g(h())))`.
+func (c *APIRequestReadClient) Intercept(interceptors ...Interceptor) {
+	c.inters.APIRequestRead = append(c.inters.APIRequestRead, interceptors...)
+}
+
+// Create returns a builder for creating a APIRequestRead entity.
+func (c *APIRequestReadClient) Create() *APIRequestReadCreate {
+	mutation := newAPIRequestReadMutation(c.config, OpCreate)
+	return &APIRequestReadCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of APIRequestRead entities.
+func (c *APIRequestReadClient) CreateBulk(builders ...*APIRequestReadCreate) *APIRequestReadCreateBulk {
+	return &APIRequestReadCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *APIRequestReadClient) MapCreateBulk(slice any, setFunc func(*APIRequestReadCreate, int)) *APIRequestReadCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &APIRequestReadCreateBulk{err: fmt.Errorf("calling to APIRequestReadClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*APIRequestReadCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &APIRequestReadCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for APIRequestRead.
+func (c *APIRequestReadClient) Update() *APIRequestReadUpdate {
+	mutation := newAPIRequestReadMutation(c.config, OpUpdate)
+	return &APIRequestReadUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *APIRequestReadClient) UpdateOne(_m *APIRequestRead) *APIRequestReadUpdateOne {
+	mutation := newAPIRequestReadMutation(c.config, OpUpdateOne, withAPIRequestRead(_m))
+	return &APIRequestReadUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *APIRequestReadClient) UpdateOneID(id int) *APIRequestReadUpdateOne {
+	mutation := newAPIRequestReadMutation(c.config, OpUpdateOne, withAPIRequestReadID(id))
+	return &APIRequestReadUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for APIRequestRead.
+func (c *APIRequestReadClient) Delete() *APIRequestReadDelete {
+	mutation := newAPIRequestReadMutation(c.config, OpDelete)
+	return &APIRequestReadDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *APIRequestReadClient) DeleteOne(_m *APIRequestRead) *APIRequestReadDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *APIRequestReadClient) DeleteOneID(id int) *APIRequestReadDeleteOne {
+	builder := c.Delete().Where(apirequestread.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &APIRequestReadDeleteOne{builder}
+}
+
+// Query returns a query builder for APIRequestRead.
+func (c *APIRequestReadClient) Query() *APIRequestReadQuery {
+	return &APIRequestReadQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAPIRequestRead},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a APIRequestRead entity by its id.
+func (c *APIRequestReadClient) Get(ctx context.Context, id int) (*APIRequestRead, error) {
+	return c.Query().Where(apirequestread.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *APIRequestReadClient) GetX(ctx context.Context, id int) *APIRequestRead {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *APIRequestReadClient) Hooks() []Hook {
+	hooks := c.hooks.APIRequestRead
+	return append(hooks[:len(hooks):len(hooks)], apirequestread.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *APIRequestReadClient) Interceptors() []Interceptor {
+	return c.inters.APIRequestRead
+}
+
+func (c *APIRequestReadClient) mutate(ctx context.Context, m *APIRequestReadMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&APIRequestReadCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&APIRequestReadUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&APIRequestReadUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&APIRequestReadDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown APIRequestRead mutation op: %q", m.Op())
 	}
 }
 
@@ -13073,14 +13217,14 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, APIRequest, APIRequestHour, Account, Allergen, AuditRecord, Bill,
-		BillLine, Country, Customer, CustomerTag, CustomerType, DocumentCounter,
-		Employee, Equipment, Event, Food, FoodNutrient, IdempotencyKey, ImportCheck,
-		Invoice, InvoiceLine, Location, LotCorrection, Nutrient, Operation,
-		Organization, Preservation, PriceList, Product, ProductAllergen,
-		ProductBannedCountry, ProductByproduct, ProductLot, ProductQCCheckpoint,
-		ProductSubstitute, ProductSupplier, ProductTag, Production,
-		ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
+		APIKey, APIRequest, APIRequestHour, APIRequestRead, Account, Allergen,
+		AuditRecord, Bill, BillLine, Country, Customer, CustomerTag, CustomerType,
+		DocumentCounter, Employee, Equipment, Event, Food, FoodNutrient,
+		IdempotencyKey, ImportCheck, Invoice, InvoiceLine, Location, LotCorrection,
+		Nutrient, Operation, Organization, Preservation, PriceList, Product,
+		ProductAllergen, ProductBannedCountry, ProductByproduct, ProductLot,
+		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
+		Production, ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
 		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
 		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, RecoveryCode,
 		SalesOrder, SalesOrderLine, Salesperson, Session, Shipment, ShipmentLine,
@@ -13089,14 +13233,14 @@ type (
 		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, APIRequest, APIRequestHour, Account, Allergen, AuditRecord, Bill,
-		BillLine, Country, Customer, CustomerTag, CustomerType, DocumentCounter,
-		Employee, Equipment, Event, Food, FoodNutrient, IdempotencyKey, ImportCheck,
-		Invoice, InvoiceLine, Location, LotCorrection, Nutrient, Operation,
-		Organization, Preservation, PriceList, Product, ProductAllergen,
-		ProductBannedCountry, ProductByproduct, ProductLot, ProductQCCheckpoint,
-		ProductSubstitute, ProductSupplier, ProductTag, Production,
-		ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
+		APIKey, APIRequest, APIRequestHour, APIRequestRead, Account, Allergen,
+		AuditRecord, Bill, BillLine, Country, Customer, CustomerTag, CustomerType,
+		DocumentCounter, Employee, Equipment, Event, Food, FoodNutrient,
+		IdempotencyKey, ImportCheck, Invoice, InvoiceLine, Location, LotCorrection,
+		Nutrient, Operation, Organization, Preservation, PriceList, Product,
+		ProductAllergen, ProductBannedCountry, ProductByproduct, ProductLot,
+		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
+		Production, ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
 		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
 		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, RecoveryCode,
 		SalesOrder, SalesOrderLine, Salesperson, Session, Shipment, ShipmentLine,

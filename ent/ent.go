@@ -17,6 +17,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/apirequesthour"
+	"larder.dev/larder/ent/apirequestread"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -145,6 +146,7 @@ func checkColumn(t, c string) error {
 			apikey.Table:                  apikey.ValidColumn,
 			apirequest.Table:              apirequest.ValidColumn,
 			apirequesthour.Table:          apirequesthour.ValidColumn,
+			apirequestread.Table:          apirequestread.ValidColumn,
 			account.Table:                 account.ValidColumn,
 			allergen.Table:                allergen.ValidColumn,
 			auditrecord.Table:             auditrecord.ValidColumn,

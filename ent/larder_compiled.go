@@ -20,6 +20,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/apirequesthour"
+	"larder.dev/larder/ent/apirequestread"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -873,6 +874,113 @@ func (_q *APIRequestHourQuery) sqlCompiled(ctx context.Context) ([]*APIRequestHo
 // loadEdges loads the edges the query asks for into nodes, as sqlAll loads
 // them (sqlCompiled, sqlTyped).
 func (_q *APIRequestHourQuery) loadEdges(ctx context.Context, nodes []*APIRequestHour) error {
+	return nil
+}
+
+// knownAPIRequestReadID is the predicate of APIRequestReadQuery.ByID, the one of
+// apirequestread.ID.
+var knownAPIRequestReadID = &Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(apirequestread.FieldID, v) }}
+
+// readsAPIRequestRead holds the compiled statements of APIRequestReadQuery.Read.
+var readsAPIRequestRead compiledReads
+
+// ByID restricts the query to the APIRequestRead with the given id, as
+// Where(apirequestread.ID(id)) does, and records the id as a known predicate
+// (Read).
+func (_q *APIRequestReadQuery) ByID(id int) *APIRequestReadQuery {
+	addKnown(&_q.known, &_q.predicates, knownAPIRequestReadID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *APIRequestReadQuery) WhereKnown(k *Known, v any) *APIRequestReadQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
+//
+// A mutation keeps a Stable one's predicate among its stable predicates too.
+func (f *APIRequestReadFilter) WhereKnown(k *Known, v any) {
+	switch x := f.predicateAdder.(type) {
+	case *APIRequestReadQuery:
+		addKnown(&x.known, &x.predicates, k, v)
+		return
+	case *APIRequestReadMutation:
+		if k.Stable {
+			p := k.Make(v)
+			x.stable = append(x.stable, p)
+			f.addPredicate(p)
+			return
+		}
+	}
+	f.addPredicate(k.Make(v))
+}
+
+// Read is Only: the interceptors and the privacy policy see the same query,
+// and the result and its errors are the same. When every predicate of the
+// query is known, it loads no edge and has no order, offset or modifier, the
+// statement is the one ent built for the first query of its shape, with this
+// query's arguments (compiledReads).
+func (_q *APIRequestReadQuery) Read(ctx context.Context) (*APIRequestRead, error) {
+	ctx = setContextOp(ctx, _q.ctx, ent.OpQueryOnly)
+	_q.Limit(2)
+	if err := _q.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	qr := QuerierFunc(func(ctx context.Context, q Query) (Value, error) {
+		query, ok := q.(*APIRequestReadQuery)
+		if !ok {
+			return nil, fmt.Errorf("unexpected query type %T", q)
+		}
+		if nodes, done, err := query.sqlCompiled(ctx); done {
+			return nodes, err
+		}
+		return query.sqlAll(ctx)
+	})
+	nodes, err := withInterceptors[[]*APIRequestRead](ctx, _q, qr, _q.inters)
+	if err != nil {
+		return nil, err
+	}
+	switch len(nodes) {
+	case 1:
+		return nodes[0], nil
+	case 0:
+		return nil, &NotFoundError{apirequestread.Label}
+	default:
+		return nil, &NotSingularError{apirequestread.Label}
+	}
+}
+
+// sqlCompiled is sqlAll through a compiled statement, and reports false,
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
+func (_q *APIRequestReadQuery) sqlCompiled(ctx context.Context) ([]*APIRequestRead, bool, error) {
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return nil, false, nil
+	}
+	const edges = 0
+	nodes, done, err := readCompiled[APIRequestRead](ctx, &readsAPIRequestRead, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
+	for _, node := range nodes {
+		node.config = _q.config
+	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, true, err
+	}
+	return nodes, true, nil
+}
+
+// loadEdges loads the edges the query asks for into nodes, as sqlAll loads
+// them (sqlCompiled, sqlTyped).
+func (_q *APIRequestReadQuery) loadEdges(ctx context.Context, nodes []*APIRequestRead) error {
 	return nil
 }
 

@@ -790,6 +790,8 @@ func AccountOf(v Value) (int, bool) {
 		return *e.AccountID, true
 	case *APIRequestHour:
 		return e.AccountID, true
+	case *APIRequestRead:
+		return e.AccountID, true
 	case *Allergen:
 		if e.AccountID == nil {
 			return 0, false

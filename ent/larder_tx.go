@@ -140,6 +140,8 @@ func (m *APIRequestMutation) configOf() config { return m.config }
 
 func (m *APIRequestHourMutation) configOf() config { return m.config }
 
+func (m *APIRequestReadMutation) configOf() config { return m.config }
+
 func (m *AccountMutation) configOf() config { return m.config }
 
 func (m *AllergenMutation) configOf() config { return m.config }

@@ -16,6 +16,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/apirequesthour"
+	"larder.dev/larder/ent/apirequestread"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -518,6 +519,91 @@ func (_q *APIRequestHourQuery) sqlTyped(ctx context.Context) ([]*APIRequestHour,
 	var rows typedNodes[APIRequestHour]
 	rows.expect(_q.ctx.Limit)
 	scanTyped[APIRequestHour](_spec, &rows, (*APIRequestHour)(nil).typedColumns, func(n *APIRequestHour) {
+		n.config = _q.config
+	})
+	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
+	if len(_q.modifiers) > 0 {
+		_spec.Modifiers = _q.modifiers
+	}
+	carry(ctx, _spec)
+	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+		return nil, err
+	}
+	nodes := rows.nodes
+	if len(nodes) == 0 {
+		return nodes, nil
+	}
+	if err := _q.loadEdges(ctx, nodes); err != nil {
+		return nil, err
+	}
+	return nodes, nil
+}
+
+// typedColumns returns the columns that scan each of columns straight into
+// the field of *row it names, or false if one names no field of APIRequestRead.
+func (*APIRequestRead) typedColumns(columns []string, row **APIRequestRead) ([]any, bool) {
+	values := make([]any, len(columns))
+	for i, c := range columns {
+		switch c {
+		case apirequestread.FieldID:
+			values[i] = column[APIRequestRead, int]{row, func(n *APIRequestRead) *int { return &n.ID }, readInt[int]}
+		case apirequestread.FieldAccountID:
+			values[i] = column[APIRequestRead, int]{row, func(n *APIRequestRead) *int { return &n.AccountID }, readInt[int]}
+		case apirequestread.FieldAPIKeyID:
+			values[i] = column[APIRequestRead, int]{row, func(n *APIRequestRead) *int { return &n.APIKeyID }, readInt[int]}
+		case apirequestread.FieldMethod:
+			values[i] = column[APIRequestRead, string]{row, func(n *APIRequestRead) *string { return &n.Method }, readString[string]}
+		case apirequestread.FieldOperation:
+			values[i] = column[APIRequestRead, string]{row, func(n *APIRequestRead) *string { return &n.Operation }, readString[string]}
+		case apirequestread.FieldFirstAt:
+			values[i] = column[APIRequestRead, time.Time]{row, func(n *APIRequestRead) *time.Time { return &n.FirstAt }, readTime}
+		case apirequestread.FieldLastAt:
+			values[i] = column[APIRequestRead, time.Time]{row, func(n *APIRequestRead) *time.Time { return &n.LastAt }, readTime}
+		case apirequestread.FieldFirstID:
+			values[i] = column[APIRequestRead, int]{row, func(n *APIRequestRead) *int { return &n.FirstID }, readInt[int]}
+		case apirequestread.FieldRequests:
+			values[i] = column[APIRequestRead, int]{row, func(n *APIRequestRead) *int { return &n.Requests }, readInt[int]}
+		case apirequestread.FieldEntries:
+			values[i] = fallbackColumn[APIRequestRead, *APIRequestRead]{row, []string{c}}
+		default:
+			return nil, false
+		}
+	}
+	return values, true
+}
+
+// List is All: the interceptors and the privacy policy see the same query,
+// and the result and its errors are the same. Each row is scanned straight
+// into the fields of its node (typedColumns), the nodes allocated a block at
+// a time; with PlainReads, or the foreign keys of unloaded edges selected, it
+// reads as All does.
+func (_q *APIRequestReadQuery) List(ctx context.Context) ([]*APIRequestRead, error) {
+	ctx = setContextOp(ctx, _q.ctx, ent.OpQueryAll)
+	if err := _q.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	qr := QuerierFunc(func(ctx context.Context, q Query) (Value, error) {
+		query, ok := q.(*APIRequestReadQuery)
+		if !ok {
+			return nil, fmt.Errorf("unexpected query type %T", q)
+		}
+		if query.plainReads {
+			return query.sqlAll(ctx)
+		}
+		return query.sqlTyped(ctx)
+	})
+	return withInterceptors[[]*APIRequestRead](ctx, _q, qr, _q.inters)
+}
+
+// sqlTyped is sqlAll with typed columns (APIRequestRead.typedColumns). Its spec
+// is sqlAll's, with the page's and the carried columns as the templates
+// "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
+// modifiers, then carry.
+func (_q *APIRequestReadQuery) sqlTyped(ctx context.Context) ([]*APIRequestRead, error) {
+	_spec := _q.querySpec()
+	var rows typedNodes[APIRequestRead]
+	rows.expect(_q.ctx.Limit)
+	scanTyped[APIRequestRead](_spec, &rows, (*APIRequestRead)(nil).typedColumns, func(n *APIRequestRead) {
 		n.config = _q.config
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)

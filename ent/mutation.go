@@ -18,6 +18,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/apirequesthour"
+	"larder.dev/larder/ent/apirequestread"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -99,6 +100,7 @@ const (
 	TypeAPIKey                  = "APIKey"
 	TypeAPIRequest              = "APIRequest"
 	TypeAPIRequestHour          = "APIRequestHour"
+	TypeAPIRequestRead          = "APIRequestRead"
 	TypeAccount                 = "Account"
 	TypeAllergen                = "Allergen"
 	TypeAuditRecord             = "AuditRecord"
@@ -3384,6 +3386,903 @@ func (m *APIRequestHourMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *APIRequestHourMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown APIRequestHour edge %s", name)
+}
+
+// APIRequestReadMutation represents an operation that mutates the APIRequestRead nodes in the graph.
+type APIRequestReadMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	account_id    *int
+	addaccount_id *int
+	api_key_id    *int
+	addapi_key_id *int
+	method        *string
+	operation     *string
+	first_at      *time.Time
+	last_at       *time.Time
+	first_id      *int
+	addfirst_id   *int
+	requests      *int
+	addrequests   *int
+	entries       *[]byte
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*APIRequestRead, error)
+	predicates    []predicate.APIRequestRead
+	// stable are the predicates of known predicates on columns no update
+	// changes (Known.Stable) that the mutation was given: the row an update
+	// of one row reads back is read with them too (updateOneStable).
+	stable []func(*sql.Selector)
+}
+
+var _ ent.Mutation = (*APIRequestReadMutation)(nil)
+
+// apirequestreadOption allows management of the mutation configuration using functional options.
+type apirequestreadOption func(*APIRequestReadMutation)
+
+// newAPIRequestReadMutation creates new mutation for the APIRequestRead entity.
+func newAPIRequestReadMutation(c config, op Op, opts ...apirequestreadOption) *APIRequestReadMutation {
+	m := &APIRequestReadMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAPIRequestRead,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAPIRequestReadID sets the ID field of the mutation.
+func withAPIRequestReadID(id int) apirequestreadOption {
+	return func(m *APIRequestReadMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *APIRequestRead
+		)
+		m.oldValue = func(ctx context.Context) (*APIRequestRead, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().APIRequestRead.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAPIRequestRead sets the old APIRequestRead of the mutation.
+func withAPIRequestRead(node *APIRequestRead) apirequestreadOption {
+	return func(m *APIRequestReadMutation) {
+		m.oldValue = func(context.Context) (*APIRequestRead, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m APIRequestReadMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m APIRequestReadMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *APIRequestReadMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *APIRequestReadMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().APIRequestRead.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *APIRequestReadMutation) SetAccountID(i int) {
+	m.account_id = &i
+	m.addaccount_id = nil
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *APIRequestReadMutation) AccountID() (r int, exists bool) {
+	v := m.account_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the APIRequestRead entity.
+// If the APIRequestRead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestReadMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// AddAccountID adds i to the "account_id" field.
+func (m *APIRequestReadMutation) AddAccountID(i int) {
+	if m.addaccount_id != nil {
+		*m.addaccount_id += i
+	} else {
+		m.addaccount_id = &i
+	}
+}
+
+// AddedAccountID returns the value that was added to the "account_id" field in this mutation.
+func (m *APIRequestReadMutation) AddedAccountID() (r int, exists bool) {
+	v := m.addaccount_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *APIRequestReadMutation) ResetAccountID() {
+	m.account_id = nil
+	m.addaccount_id = nil
+}
+
+// SetAPIKeyID sets the "api_key_id" field.
+func (m *APIRequestReadMutation) SetAPIKeyID(i int) {
+	m.api_key_id = &i
+	m.addapi_key_id = nil
+}
+
+// APIKeyID returns the value of the "api_key_id" field in the mutation.
+func (m *APIRequestReadMutation) APIKeyID() (r int, exists bool) {
+	v := m.api_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIKeyID returns the old "api_key_id" field's value of the APIRequestRead entity.
+// If the APIRequestRead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestReadMutation) OldAPIKeyID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIKeyID: %w", err)
+	}
+	return oldValue.APIKeyID, nil
+}
+
+// AddAPIKeyID adds i to the "api_key_id" field.
+func (m *APIRequestReadMutation) AddAPIKeyID(i int) {
+	if m.addapi_key_id != nil {
+		*m.addapi_key_id += i
+	} else {
+		m.addapi_key_id = &i
+	}
+}
+
+// AddedAPIKeyID returns the value that was added to the "api_key_id" field in this mutation.
+func (m *APIRequestReadMutation) AddedAPIKeyID() (r int, exists bool) {
+	v := m.addapi_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAPIKeyID resets all changes to the "api_key_id" field.
+func (m *APIRequestReadMutation) ResetAPIKeyID() {
+	m.api_key_id = nil
+	m.addapi_key_id = nil
+}
+
+// SetMethod sets the "method" field.
+func (m *APIRequestReadMutation) SetMethod(s string) {
+	m.method = &s
+}
+
+// Method returns the value of the "method" field in the mutation.
+func (m *APIRequestReadMutation) Method() (r string, exists bool) {
+	v := m.method
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMethod returns the old "method" field's value of the APIRequestRead entity.
+// If the APIRequestRead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestReadMutation) OldMethod(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMethod is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMethod requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMethod: %w", err)
+	}
+	return oldValue.Method, nil
+}
+
+// ResetMethod resets all changes to the "method" field.
+func (m *APIRequestReadMutation) ResetMethod() {
+	m.method = nil
+}
+
+// SetOperation sets the "operation" field.
+func (m *APIRequestReadMutation) SetOperation(s string) {
+	m.operation = &s
+}
+
+// Operation returns the value of the "operation" field in the mutation.
+func (m *APIRequestReadMutation) Operation() (r string, exists bool) {
+	v := m.operation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOperation returns the old "operation" field's value of the APIRequestRead entity.
+// If the APIRequestRead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestReadMutation) OldOperation(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOperation is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOperation requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOperation: %w", err)
+	}
+	return oldValue.Operation, nil
+}
+
+// ResetOperation resets all changes to the "operation" field.
+func (m *APIRequestReadMutation) ResetOperation() {
+	m.operation = nil
+}
+
+// SetFirstAt sets the "first_at" field.
+func (m *APIRequestReadMutation) SetFirstAt(t time.Time) {
+	m.first_at = &t
+}
+
+// FirstAt returns the value of the "first_at" field in the mutation.
+func (m *APIRequestReadMutation) FirstAt() (r time.Time, exists bool) {
+	v := m.first_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFirstAt returns the old "first_at" field's value of the APIRequestRead entity.
+// If the APIRequestRead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestReadMutation) OldFirstAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFirstAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFirstAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFirstAt: %w", err)
+	}
+	return oldValue.FirstAt, nil
+}
+
+// ResetFirstAt resets all changes to the "first_at" field.
+func (m *APIRequestReadMutation) ResetFirstAt() {
+	m.first_at = nil
+}
+
+// SetLastAt sets the "last_at" field.
+func (m *APIRequestReadMutation) SetLastAt(t time.Time) {
+	m.last_at = &t
+}
+
+// LastAt returns the value of the "last_at" field in the mutation.
+func (m *APIRequestReadMutation) LastAt() (r time.Time, exists bool) {
+	v := m.last_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastAt returns the old "last_at" field's value of the APIRequestRead entity.
+// If the APIRequestRead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestReadMutation) OldLastAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastAt: %w", err)
+	}
+	return oldValue.LastAt, nil
+}
+
+// ResetLastAt resets all changes to the "last_at" field.
+func (m *APIRequestReadMutation) ResetLastAt() {
+	m.last_at = nil
+}
+
+// SetFirstID sets the "first_id" field.
+func (m *APIRequestReadMutation) SetFirstID(i int) {
+	m.first_id = &i
+	m.addfirst_id = nil
+}
+
+// FirstID returns the value of the "first_id" field in the mutation.
+func (m *APIRequestReadMutation) FirstID() (r int, exists bool) {
+	v := m.first_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFirstID returns the old "first_id" field's value of the APIRequestRead entity.
+// If the APIRequestRead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestReadMutation) OldFirstID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFirstID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFirstID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFirstID: %w", err)
+	}
+	return oldValue.FirstID, nil
+}
+
+// AddFirstID adds i to the "first_id" field.
+func (m *APIRequestReadMutation) AddFirstID(i int) {
+	if m.addfirst_id != nil {
+		*m.addfirst_id += i
+	} else {
+		m.addfirst_id = &i
+	}
+}
+
+// AddedFirstID returns the value that was added to the "first_id" field in this mutation.
+func (m *APIRequestReadMutation) AddedFirstID() (r int, exists bool) {
+	v := m.addfirst_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFirstID resets all changes to the "first_id" field.
+func (m *APIRequestReadMutation) ResetFirstID() {
+	m.first_id = nil
+	m.addfirst_id = nil
+}
+
+// SetRequests sets the "requests" field.
+func (m *APIRequestReadMutation) SetRequests(i int) {
+	m.requests = &i
+	m.addrequests = nil
+}
+
+// Requests returns the value of the "requests" field in the mutation.
+func (m *APIRequestReadMutation) Requests() (r int, exists bool) {
+	v := m.requests
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequests returns the old "requests" field's value of the APIRequestRead entity.
+// If the APIRequestRead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestReadMutation) OldRequests(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequests is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequests requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequests: %w", err)
+	}
+	return oldValue.Requests, nil
+}
+
+// AddRequests adds i to the "requests" field.
+func (m *APIRequestReadMutation) AddRequests(i int) {
+	if m.addrequests != nil {
+		*m.addrequests += i
+	} else {
+		m.addrequests = &i
+	}
+}
+
+// AddedRequests returns the value that was added to the "requests" field in this mutation.
+func (m *APIRequestReadMutation) AddedRequests() (r int, exists bool) {
+	v := m.addrequests
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRequests resets all changes to the "requests" field.
+func (m *APIRequestReadMutation) ResetRequests() {
+	m.requests = nil
+	m.addrequests = nil
+}
+
+// SetEntries sets the "entries" field.
+func (m *APIRequestReadMutation) SetEntries(b []byte) {
+	m.entries = &b
+}
+
+// Entries returns the value of the "entries" field in the mutation.
+func (m *APIRequestReadMutation) Entries() (r []byte, exists bool) {
+	v := m.entries
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEntries returns the old "entries" field's value of the APIRequestRead entity.
+// If the APIRequestRead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestReadMutation) OldEntries(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEntries is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEntries requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEntries: %w", err)
+	}
+	return oldValue.Entries, nil
+}
+
+// ResetEntries resets all changes to the "entries" field.
+func (m *APIRequestReadMutation) ResetEntries() {
+	m.entries = nil
+}
+
+// Where appends a list predicates to the APIRequestReadMutation builder.
+func (m *APIRequestReadMutation) Where(ps ...predicate.APIRequestRead) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the APIRequestReadMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *APIRequestReadMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.APIRequestRead, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *APIRequestReadMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *APIRequestReadMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (APIRequestRead).
+func (m *APIRequestReadMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *APIRequestReadMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.account_id != nil {
+		fields = append(fields, apirequestread.FieldAccountID)
+	}
+	if m.api_key_id != nil {
+		fields = append(fields, apirequestread.FieldAPIKeyID)
+	}
+	if m.method != nil {
+		fields = append(fields, apirequestread.FieldMethod)
+	}
+	if m.operation != nil {
+		fields = append(fields, apirequestread.FieldOperation)
+	}
+	if m.first_at != nil {
+		fields = append(fields, apirequestread.FieldFirstAt)
+	}
+	if m.last_at != nil {
+		fields = append(fields, apirequestread.FieldLastAt)
+	}
+	if m.first_id != nil {
+		fields = append(fields, apirequestread.FieldFirstID)
+	}
+	if m.requests != nil {
+		fields = append(fields, apirequestread.FieldRequests)
+	}
+	if m.entries != nil {
+		fields = append(fields, apirequestread.FieldEntries)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *APIRequestReadMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case apirequestread.FieldAccountID:
+		return m.AccountID()
+	case apirequestread.FieldAPIKeyID:
+		return m.APIKeyID()
+	case apirequestread.FieldMethod:
+		return m.Method()
+	case apirequestread.FieldOperation:
+		return m.Operation()
+	case apirequestread.FieldFirstAt:
+		return m.FirstAt()
+	case apirequestread.FieldLastAt:
+		return m.LastAt()
+	case apirequestread.FieldFirstID:
+		return m.FirstID()
+	case apirequestread.FieldRequests:
+		return m.Requests()
+	case apirequestread.FieldEntries:
+		return m.Entries()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *APIRequestReadMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case apirequestread.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case apirequestread.FieldAPIKeyID:
+		return m.OldAPIKeyID(ctx)
+	case apirequestread.FieldMethod:
+		return m.OldMethod(ctx)
+	case apirequestread.FieldOperation:
+		return m.OldOperation(ctx)
+	case apirequestread.FieldFirstAt:
+		return m.OldFirstAt(ctx)
+	case apirequestread.FieldLastAt:
+		return m.OldLastAt(ctx)
+	case apirequestread.FieldFirstID:
+		return m.OldFirstID(ctx)
+	case apirequestread.FieldRequests:
+		return m.OldRequests(ctx)
+	case apirequestread.FieldEntries:
+		return m.OldEntries(ctx)
+	}
+	return nil, fmt.Errorf("unknown APIRequestRead field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *APIRequestReadMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case apirequestread.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case apirequestread.FieldAPIKeyID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIKeyID(v)
+		return nil
+	case apirequestread.FieldMethod:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMethod(v)
+		return nil
+	case apirequestread.FieldOperation:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOperation(v)
+		return nil
+	case apirequestread.FieldFirstAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFirstAt(v)
+		return nil
+	case apirequestread.FieldLastAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastAt(v)
+		return nil
+	case apirequestread.FieldFirstID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFirstID(v)
+		return nil
+	case apirequestread.FieldRequests:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequests(v)
+		return nil
+	case apirequestread.FieldEntries:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEntries(v)
+		return nil
+	}
+	return fmt.Errorf("unknown APIRequestRead field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *APIRequestReadMutation) AddedFields() []string {
+	var fields []string
+	if m.addaccount_id != nil {
+		fields = append(fields, apirequestread.FieldAccountID)
+	}
+	if m.addapi_key_id != nil {
+		fields = append(fields, apirequestread.FieldAPIKeyID)
+	}
+	if m.addfirst_id != nil {
+		fields = append(fields, apirequestread.FieldFirstID)
+	}
+	if m.addrequests != nil {
+		fields = append(fields, apirequestread.FieldRequests)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *APIRequestReadMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case apirequestread.FieldAccountID:
+		return m.AddedAccountID()
+	case apirequestread.FieldAPIKeyID:
+		return m.AddedAPIKeyID()
+	case apirequestread.FieldFirstID:
+		return m.AddedFirstID()
+	case apirequestread.FieldRequests:
+		return m.AddedRequests()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *APIRequestReadMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case apirequestread.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAccountID(v)
+		return nil
+	case apirequestread.FieldAPIKeyID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAPIKeyID(v)
+		return nil
+	case apirequestread.FieldFirstID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFirstID(v)
+		return nil
+	case apirequestread.FieldRequests:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRequests(v)
+		return nil
+	}
+	return fmt.Errorf("unknown APIRequestRead numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *APIRequestReadMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *APIRequestReadMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *APIRequestReadMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown APIRequestRead nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *APIRequestReadMutation) ResetField(name string) error {
+	switch name {
+	case apirequestread.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case apirequestread.FieldAPIKeyID:
+		m.ResetAPIKeyID()
+		return nil
+	case apirequestread.FieldMethod:
+		m.ResetMethod()
+		return nil
+	case apirequestread.FieldOperation:
+		m.ResetOperation()
+		return nil
+	case apirequestread.FieldFirstAt:
+		m.ResetFirstAt()
+		return nil
+	case apirequestread.FieldLastAt:
+		m.ResetLastAt()
+		return nil
+	case apirequestread.FieldFirstID:
+		m.ResetFirstID()
+		return nil
+	case apirequestread.FieldRequests:
+		m.ResetRequests()
+		return nil
+	case apirequestread.FieldEntries:
+		m.ResetEntries()
+		return nil
+	}
+	return fmt.Errorf("unknown APIRequestRead field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *APIRequestReadMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *APIRequestReadMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *APIRequestReadMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *APIRequestReadMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *APIRequestReadMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *APIRequestReadMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *APIRequestReadMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown APIRequestRead unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *APIRequestReadMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown APIRequestRead edge %s", name)
 }
 
 // AccountMutation represents an operation that mutates the Account nodes in the graph.

@@ -20,6 +20,8 @@ type Tx struct {
 	APIRequest *APIRequestClient
 	// APIRequestHour is the client for interacting with the APIRequestHour builders.
 	APIRequestHour *APIRequestHourClient
+	// APIRequestRead is the client for interacting with the APIRequestRead builders.
+	APIRequestRead *APIRequestReadClient
 	// Account is the client for interacting with the Account builders.
 	Account *AccountClient
 	// Allergen is the client for interacting with the Allergen builders.
@@ -288,6 +290,7 @@ func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.APIRequest = NewAPIRequestClient(tx.config)
 	tx.APIRequestHour = NewAPIRequestHourClient(tx.config)
+	tx.APIRequestRead = NewAPIRequestReadClient(tx.config)
 	tx.Account = NewAccountClient(tx.config)
 	tx.Allergen = NewAllergenClient(tx.config)
 	tx.AuditRecord = NewAuditRecordClient(tx.config)

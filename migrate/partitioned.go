@@ -20,10 +20,10 @@ type PartitionedTable struct {
 }
 
 // Partitioned are the tables partitioned on PostgreSQL: the request log, by
-// day of created_at. Diff and Pending expect them so, and a migration that
+// day of created_at, and its plain reads, by day of last_at. Diff and Pending expect them so, and a migration that
 // drops the partitioning, or a schema that changes the table's key, shows
 // as drift.
-var Partitioned = []PartitionedTable{{Table: "api_requests", Column: "created_at"}}
+var Partitioned = []PartitionedTable{{Table: "api_requests", Column: "created_at"}, {Table: "api_request_reads", Column: "last_at"}}
 
 // partitioned is the diff hook that gives the compiled schema's Partitioned
 // tables their partition key, and the key's column in their primary key, as

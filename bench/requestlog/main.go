@@ -14,7 +14,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -25,8 +24,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/lib/pq"
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/internal/identity/auth"
@@ -187,15 +184,20 @@ func main() {
 		fmt.Println(s)
 		fmt.Fprintln(report, s)
 	}
-	var total int
-	if err := st.DB.QueryRowContext(ctx, "SELECT count(*) FROM api_requests").Scan(&total); err != nil {
-		log.Fatal(err)
+	// The requests: the rows, and the plain reads the rows of reads hold.
+	count := func(where string) (rows, reads, held int) {
+		if err := st.DB.QueryRowContext(ctx, "SELECT count(*) FROM api_requests"+where).Scan(&rows); err != nil {
+			log.Fatal(err)
+		}
+		if err := st.DB.QueryRowContext(ctx, "SELECT count(*), coalesce(sum(requests), 0) FROM api_request_reads"+where).Scan(&reads, &held); err != nil {
+			log.Fatal(err)
+		}
+		return rows, reads, held
 	}
-	var measured int
-	if err := st.DB.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM api_requests WHERE account_id = (SELECT id FROM accounts WHERE organization_id = %d AND environment = 'live')", f.MeasuredOrg)).Scan(&measured); err != nil {
-		log.Fatal(err)
-	}
-	line("%s, %d requests in the measured account, %d in the table; median (min, max) of %d runs, ms", st.Dialect, measured, total, *runs)
+	tRows, tReads, tHeld := count("")
+	mRows, mReads, mHeld := count(fmt.Sprintf(" WHERE account_id = (SELECT id FROM accounts WHERE organization_id = %d AND environment = 'live')", f.MeasuredOrg))
+	line("%s, %d requests in the measured account (%d rows, %d plain reads in %d rows of reads), %d in the tables (%d rows, %d plain reads in %d rows of reads); median (min, max) of %d runs, ms",
+		st.Dialect, mRows+mHeld, mRows, mHeld, mReads, tRows+tHeld, tRows, tHeld, tReads, *runs)
 	line("%-40s %26s %26s %6s", "query", "unprepared (CLI)", "prepared (console)", "rows")
 	for _, q := range queries {
 		row := map[string]any{"query": q.name}
@@ -260,7 +262,7 @@ func main() {
 		line("%-40s %9.0f %9.0f %9.0f %6d  (rows deleted per run: %v)", "Prune of one day (whole run)", s[len(s)/2], s[0], s[len(s)-1], deleted[0], deleted)
 		results = append(results, map[string]any{"query": "Prune of one day", "runs_ms": pruned, "deleted": deleted})
 	}
-	b, _ := json.MarshalIndent(map[string]any{"dialect": st.Dialect, "rows": measured, "table_rows": total, "runs": *runs, "results": results}, "", "  ")
+	b, _ := json.MarshalIndent(map[string]any{"dialect": st.Dialect, "rows": mRows + mHeld, "table_rows": tRows + tHeld, "plain_reads": mHeld, "reads_rows": mReads, "runs": *runs, "results": results}, "", "  ")
 	if err := os.WriteFile(filepath.Join(*out, "results.json"), b, 0o644); err != nil {
 		log.Fatal(err)
 	}
@@ -443,7 +445,7 @@ func fillLog(ctx context.Context, st *store.Store) (filled, error) {
 	log.Printf("filled %d rows in %s", total+*failed, time.Since(t0).Round(time.Second))
 	if st.Dialect == "postgres" {
 		// As autovacuum leaves a table that has taken this many rows.
-		if _, err := st.DB.ExecContext(ctx, "VACUUM ANALYZE api_requests, api_request_hours"); err != nil {
+		if _, err := st.DB.ExecContext(ctx, "VACUUM ANALYZE api_requests, api_request_reads, api_request_hours"); err != nil {
 			return f, err
 		}
 	}
@@ -622,144 +624,46 @@ func problem(status int, code, requestID string) []byte {
 		strings.ToLower(code), status, code, requestID)
 }
 
-// inserter writes rows in bulk: COPY on PostgreSQL, a transaction of
-// prepared INSERTs on SQLite, committing every chunk rows.
+// inserter writes rows in bulk as the log's writer stores its batches
+// (reqlog.Load: the plain reads grouped as the writer groups a batch's,
+// the others as rows, the hours' counts with them), chunk rows a
+// transaction.
 type inserter struct {
-	ctx     context.Context
-	db      *sql.DB
-	pg      bool
-	tx      *sql.Tx
-	stmt    *sql.Stmt
-	n       int
-	sqlText string
-	// own is set when db is the inserter's own, closed by close.
-	own bool
-	// hours counts the rows per account and UTC hour, as the log's writer
-	// does, for api_request_hours.
-	hours map[hourKey]*hourCount
-	st    *store.Store
+	ctx  context.Context
+	st   *store.Store
+	rows []*ent.APIRequest
 }
 
-// hourKey is an account's UTC hour.
-type hourKey struct {
-	account int
-	hour    int64
-}
+const chunk = 100_000
 
-// hourCount is an hour's requests and errors.
-type hourCount struct{ requests, errors int }
-
-const chunk = 500_000
-
-var columns = []string{"created_at", "account_id", "api_key_id", "method", "operation", "path", "status", "status_class", "error_code",
-	"request_id", "client_request_id", "duration_us", "client_addr", "user_agent", "request_body", "response_body", "truncated"}
+// batchSpan is the time the writer's batches span: it writes what arrived
+// in a quarter of a second (reqlog's flushEvery), so that a row of reads
+// holds a key's reads of one operation within it.
+const batchSpan = 250 * time.Millisecond
 
 func newInserter(ctx context.Context, st *store.Store) (*inserter, error) {
-	in := &inserter{ctx: ctx, db: st.DB, pg: st.Dialect == "postgres", hours: map[hourKey]*hourCount{}, st: st}
-	if in.pg {
-		// lib/pq's own pool: COPY is a statement of lib/pq's, which the
-		// store's guarded connections do not pass on.
-		db, err := sql.Open("postgres", st.DSN)
-		if err != nil {
-			return nil, err
-		}
-		in.db, in.own = db, true
-		in.sqlText = pq.CopyIn("api_requests", columns...)
-	} else {
-		in.sqlText = "INSERT INTO api_requests (" + strings.Join(columns, ", ") + ") VALUES (?" + strings.Repeat(", ?", len(columns)-1) + ")"
-	}
-	return in, in.begin()
-}
-
-func (in *inserter) begin() error {
-	var err error
-	if in.tx, err = in.db.BeginTx(in.ctx, nil); err != nil {
-		return err
-	}
-	in.stmt, err = in.tx.PrepareContext(in.ctx, in.sqlText)
-	return err
+	return &inserter{ctx: ctx, st: st}, nil
 }
 
 func (in *inserter) add(r *row) error {
-	var acct, key any
+	e := &ent.APIRequest{CreatedAt: r.At, Method: r.Method, Operation: r.Operation, Path: r.Path, Status: r.Status,
+		StatusClass: r.Status / 100, ErrorCode: r.ErrorCode, RequestID: r.RequestID, ClientRequestID: r.ClientRequestID,
+		DurationUs: r.DurationUs, ClientAddr: r.ClientAddr, UserAgent: r.UserAgent, RequestBody: r.RequestBody, ResponseBody: r.ResponseBody}
 	if r.AccountID != 0 {
-		acct, key = r.AccountID, r.KeyID
+		acct, key := r.AccountID, r.KeyID
+		e.AccountID, e.APIKeyID = &acct, &key
 	}
-	var reqBody, respBody any
-	if r.RequestBody != nil {
-		reqBody = r.RequestBody
-	}
-	if r.ResponseBody != nil {
-		respBody = r.ResponseBody
-	}
-	if _, err := in.stmt.ExecContext(in.ctx, r.At, acct, key, r.Method, r.Operation, r.Path, r.Status, r.Status/100, r.ErrorCode,
-		r.RequestID, r.ClientRequestID, r.DurationUs, r.ClientAddr, r.UserAgent, reqBody, respBody, false); err != nil {
-		return err
-	}
-	if r.AccountID != 0 {
-		k := hourKey{r.AccountID, r.At.UTC().Truncate(time.Hour).Unix()}
-		c := in.hours[k]
-		if c == nil {
-			c = &hourCount{}
-			in.hours[k] = c
-		}
-		c.requests++
-		if r.Status >= 400 {
-			c.errors++
-		}
-	}
-	if in.n++; in.n%chunk == 0 {
-		if err := in.commit(); err != nil {
-			return err
-		}
-		return in.begin()
+	if in.rows = append(in.rows, e); len(in.rows) == chunk {
+		return in.flush()
 	}
 	return nil
 }
 
-func (in *inserter) commit() error {
-	if in.pg {
-		if _, err := in.stmt.ExecContext(in.ctx); err != nil {
-			return err
-		}
-	}
-	if err := in.stmt.Close(); err != nil {
-		return err
-	}
-	return in.tx.Commit()
+func (in *inserter) flush() error {
+	err := reqlog.Load(in.ctx, in.st, batchSpan, in.rows...)
+	in.rows = in.rows[:0]
+	return err
 }
 
-// close commits the last rows and writes the hours' counts.
-func (in *inserter) close() error {
-	err := in.commit()
-	if in.own {
-		in.db.Close()
-	}
-	if err != nil {
-		return err
-	}
-	keys := make([]hourKey, 0, len(in.hours))
-	for k := range in.hours {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b hourKey) int {
-		if a.account != b.account {
-			return a.account - b.account
-		}
-		return int(a.hour - b.hour)
-	})
-	for len(keys) > 0 {
-		n := min(len(keys), 500)
-		bulk := make([]*ent.APIRequestHourCreate, n)
-		for i, k := range keys[:n] {
-			c := in.hours[k]
-			bulk[i] = in.st.Client.APIRequestHour.Create().SetAccountID(k.account).SetHour(time.Unix(k.hour, 0).UTC()).
-				SetRequests(c.requests).SetErrors(c.errors)
-		}
-		if err := in.st.Client.APIRequestHour.CreateBulk(bulk...).Exec(policy.System(in.ctx)); err != nil {
-			return err
-		}
-		keys = keys[n:]
-	}
-	return nil
-}
+// close writes the last rows.
+func (in *inserter) close() error { return in.flush() }

@@ -45,6 +45,18 @@ func (f APIRequestHourFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Val
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.APIRequestHourMutation", m)
 }
 
+// The APIRequestReadFunc type is an adapter to allow the use of ordinary
+// function as APIRequestRead mutator.
+type APIRequestReadFunc func(context.Context, *ent.APIRequestReadMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f APIRequestReadFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.APIRequestReadMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.APIRequestReadMutation", m)
+}
+
 // The AccountFunc type is an adapter to allow the use of ordinary
 // function as Account mutator.
 type AccountFunc func(context.Context, *ent.AccountMutation) (ent.Value, error)

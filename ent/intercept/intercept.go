@@ -13,6 +13,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/apirequesthour"
+	"larder.dev/larder/ent/apirequestread"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -216,6 +217,33 @@ func (f TraverseAPIRequestHour) Traverse(ctx context.Context, q ent.Query) error
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.APIRequestHourQuery", q)
+}
+
+// The APIRequestReadFunc type is an adapter to allow the use of ordinary function as a Querier.
+type APIRequestReadFunc func(context.Context, *ent.APIRequestReadQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f APIRequestReadFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.APIRequestReadQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.APIRequestReadQuery", q)
+}
+
+// The TraverseAPIRequestRead type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAPIRequestRead func(context.Context, *ent.APIRequestReadQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAPIRequestRead) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAPIRequestRead) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.APIRequestReadQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.APIRequestReadQuery", q)
 }
 
 // The AccountFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -2036,6 +2064,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.APIRequestQuery, predicate.APIRequest, apirequest.OrderOption]{typ: ent.TypeAPIRequest, tq: q}, nil
 	case *ent.APIRequestHourQuery:
 		return &query[*ent.APIRequestHourQuery, predicate.APIRequestHour, apirequesthour.OrderOption]{typ: ent.TypeAPIRequestHour, tq: q}, nil
+	case *ent.APIRequestReadQuery:
+		return &query[*ent.APIRequestReadQuery, predicate.APIRequestRead, apirequestread.OrderOption]{typ: ent.TypeAPIRequestRead, tq: q}, nil
 	case *ent.AccountQuery:
 		return &query[*ent.AccountQuery, predicate.Account, account.OrderOption]{typ: ent.TypeAccount, tq: q}, nil
 	case *ent.AllergenQuery:

@@ -24,6 +24,7 @@ var Classes = map[string]Class{
 	"allergens":                  Reference,
 	"api_keys":                   Reference,
 	"api_request_hours":          Distributed,
+	"api_request_reads":          Distributed,
 	"api_requests":               DistributedOnceAccountID,
 	"audit_records":              Local,
 	"bill_lines":                 Distributed,
@@ -99,6 +100,7 @@ var Classes = map[string]Class{
 func DistributedTables() []string {
 	return []string{
 		"api_request_hours",
+		"api_request_reads",
 		"api_requests",
 		"bill_lines",
 		"bills",

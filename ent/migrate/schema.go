@@ -149,6 +149,47 @@ var (
 			},
 		},
 	}
+	// APIRequestReadsColumns holds the columns for the "api_request_reads" table.
+	APIRequestReadsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "api_key_id", Type: field.TypeInt},
+		{Name: "method", Type: field.TypeString},
+		{Name: "operation", Type: field.TypeString},
+		{Name: "first_at", Type: field.TypeTime},
+		{Name: "last_at", Type: field.TypeTime},
+		{Name: "first_id", Type: field.TypeInt},
+		{Name: "requests", Type: field.TypeInt},
+		{Name: "entries", Type: field.TypeBytes},
+	}
+	// APIRequestReadsTable holds the schema information for the "api_request_reads" table.
+	APIRequestReadsTable = &schema.Table{
+		Name:       "api_request_reads",
+		Columns:    APIRequestReadsColumns,
+		PrimaryKey: []*schema.Column{APIRequestReadsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "apirequestread_account_time",
+				Unique:  false,
+				Columns: []*schema.Column{APIRequestReadsColumns[1], APIRequestReadsColumns[6], APIRequestReadsColumns[0], APIRequestReadsColumns[2], APIRequestReadsColumns[4]},
+			},
+			{
+				Name:    "apirequestread_account_first_id",
+				Unique:  false,
+				Columns: []*schema.Column{APIRequestReadsColumns[1], APIRequestReadsColumns[7]},
+			},
+			{
+				Name:    "apirequestread_last_at",
+				Unique:  false,
+				Columns: []*schema.Column{APIRequestReadsColumns[6]},
+				Annotation: &entsql.IndexAnnotation{
+					Types: map[string]string{
+						"postgres": "BRIN",
+					},
+				},
+			},
+		},
+	}
 	// AccountsColumns holds the columns for the "accounts" table.
 	AccountsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -3941,6 +3982,7 @@ var (
 		APIKeysTable,
 		APIRequestsTable,
 		APIRequestHoursTable,
+		APIRequestReadsTable,
 		AccountsTable,
 		AllergensTable,
 		AuditRecordsTable,

@@ -15,6 +15,9 @@ type APIRequest func(*sql.Selector)
 // APIRequestHour is the predicate function for apirequesthour builders.
 type APIRequestHour func(*sql.Selector)
 
+// APIRequestRead is the predicate function for apirequestread builders.
+type APIRequestRead func(*sql.Selector)
+
 // Account is the predicate function for account builders.
 type Account func(*sql.Selector)
 

@@ -183,6 +183,30 @@ func (f APIRequestHourMutationRuleFunc) EvalMutation(ctx context.Context, m ent.
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.APIRequestHourMutation", m)
 }
 
+// The APIRequestReadQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type APIRequestReadQueryRuleFunc func(context.Context, *ent.APIRequestReadQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f APIRequestReadQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.APIRequestReadQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.APIRequestReadQuery", q)
+}
+
+// The APIRequestReadMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type APIRequestReadMutationRuleFunc func(context.Context, *ent.APIRequestReadMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f APIRequestReadMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.APIRequestReadMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.APIRequestReadMutation", m)
+}
+
 // The AccountQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type AccountQueryRuleFunc func(context.Context, *ent.AccountQuery) error
@@ -1832,6 +1856,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.APIRequestHourQuery:
 		return q.Filter(), nil
+	case *ent.APIRequestReadQuery:
+		return q.Filter(), nil
 	case *ent.AccountQuery:
 		return q.Filter(), nil
 	case *ent.AllergenQuery:
@@ -1978,6 +2004,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.APIRequestMutation:
 		return m.Filter(), nil
 	case *ent.APIRequestHourMutation:
+		return m.Filter(), nil
+	case *ent.APIRequestReadMutation:
 		return m.Filter(), nil
 	case *ent.AccountMutation:
 		return m.Filter(), nil

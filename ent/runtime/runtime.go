@@ -11,6 +11,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/apirequesthour"
+	"larder.dev/larder/ent/apirequestread"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -166,6 +167,16 @@ func init() {
 	apirequesthourDescErrors := apirequesthourFields[3].Descriptor()
 	// apirequesthour.DefaultErrors holds the default value on creation for the errors field.
 	apirequesthour.DefaultErrors = apirequesthourDescErrors.Default.(int)
+	apirequestreadMixin := schema.APIRequestRead{}.Mixin()
+	apirequestread.Policy = privacy.NewPolicies(apirequestreadMixin[0], schema.APIRequestRead{})
+	apirequestread.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := apirequestread.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
 	accountMixin := schema.Account{}.Mixin()
 	account.Policy = privacy.NewPolicies(accountMixin[1], schema.Account{})
 	account.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -42,14 +42,20 @@ func TestKeyAndOperationSearchesTestTheirIndexEntries(t *testing.T) {
 		w.Flush()
 
 		var (
-			mu   sync.Mutex
-			sent []store.Call
+			mu          sync.Mutex
+			sent, reads []store.Call
 		)
 		obs := dbtest.Observed(t, st, func(c store.Call) {
-			if c.Statement() && strings.HasPrefix(c.SQL, "SELECT") && strings.Contains(c.SQL, "api_requests") {
-				mu.Lock()
+			if !c.Statement() || !strings.HasPrefix(c.SQL, "SELECT") {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case strings.Contains(c.SQL, "api_requests"):
 				sent = append(sent, c)
-				mu.Unlock()
+			case strings.Contains(c.SQL, "api_request_reads"):
+				reads = append(reads, c)
 			}
 		})
 		for _, c := range []struct {
@@ -58,14 +64,18 @@ func TestKeyAndOperationSearchesTestTheirIndexEntries(t *testing.T) {
 			column string
 			index  string // the partitioned index the search reads
 			rows   int
+			// readsIndex is the index of the rows of reads the search
+			// reads; "" when the filter matches no plain read, and the
+			// search sends them no statement.
+			readsIndex string
 		}{
-			{"a key", reqlog.Filter{KeyID: 2}, "api_key_id", "apirequest_account_time", 7},
-			{"an operation", reqlog.Filter{Operation: "getTag"}, "operation", "apirequest_account_time", 10},
+			{"a key", reqlog.Filter{KeyID: 2}, "api_key_id", "apirequest_account_time", 7, "apirequestread_account_time"},
+			{"an operation", reqlog.Filter{Operation: "getTag"}, "operation", "apirequest_account_time", 10, "apirequestread_account_time"},
 			// A write operation: the partial index of the writes.
-			{"a write operation", reqlog.Filter{Operation: "createTag"}, "operation", "apirequest_kept", 3},
+			{"a write operation", reqlog.Filter{Operation: "createTag"}, "operation", "apirequest_kept", 3, ""},
 		} {
 			mu.Lock()
-			sent = nil
+			sent, reads = nil, nil
 			mu.Unlock()
 			page, err := reqlog.List(ctx, obs.Client, org.Org.ID, policy.Live, c.filter)
 			if err != nil || len(page) != c.rows {
@@ -73,36 +83,49 @@ func TestKeyAndOperationSearchesTestTheirIndexEntries(t *testing.T) {
 			}
 			mu.Lock()
 			q := sent[len(sent)-1]
+			rq := reads
 			mu.Unlock()
-			plan := explain(t, st, q)
-			switch st.Dialect {
-			case dialect.Postgres:
-				// Each day partition has its own copy of the index, named
-				// after its columns; the plan must read those copies and
-				// test the column in each one's Index Cond.
-				days := partitionIndexes(t, st, c.index)
-				scans := 0
-				lines := strings.Split(plan, "\n")
-				for i, line := range lines {
-					if !strings.Contains(line, "Index Scan") {
-						continue
-					}
-					scans++
-					name, _, _ := strings.Cut(strings.TrimSpace(line[strings.Index(line, " using ")+7:]), " ")
-					if !days[name] || i+1 >= len(lines) || !strings.Contains(lines[i+1], "Index Cond:") || !strings.Contains(lines[i+1], c.column) {
-						t.Errorf("%s: %q reads another index than %s, or does not test %s on its entries:\n%s", c.name, line, c.index, c.column, plan)
-					}
-				}
-				if scans == 0 || strings.Contains(plan, "Sort") {
-					t.Errorf("%s: no index read, or the rows are sorted:\n%s", c.name, plan)
-				}
-			case dialect.SQLite:
-				if !strings.Contains(plan, c.index) || strings.Contains(plan, "TEMP B-TREE") {
-					t.Errorf("%s: the plan reads another index or sorts the rows:\n%s", c.name, plan)
-				}
+			if c.readsIndex == "" && len(rq) != 0 || c.readsIndex != "" && len(rq) == 0 {
+				t.Errorf("%s: %d statements to the rows of reads", c.name, len(rq))
 			}
+			for _, r := range rq {
+				checkPlan(t, st, c.name+" (reads)", explain(t, st, r), c.readsIndex, c.column)
+			}
+			checkPlan(t, st, c.name, explain(t, st, q), c.index, c.column)
 		}
 	})
+}
+
+// checkPlan checks that plan reads index (its partitions' copies on
+// PostgreSQL), testing column on its entries, without sorting the rows.
+func checkPlan(t *testing.T, st *store.Store, name, plan, index, column string) {
+	t.Helper()
+	switch st.Dialect {
+	case dialect.Postgres:
+		// Each day partition has its own copy of the index, named after
+		// its columns; the plan must read those copies and test the
+		// column in each one's Index Cond.
+		days := partitionIndexes(t, st, index)
+		scans := 0
+		lines := strings.Split(plan, "\n")
+		for i, line := range lines {
+			if !strings.Contains(line, "Index Scan") {
+				continue
+			}
+			scans++
+			ix, _, _ := strings.Cut(strings.TrimSpace(line[strings.Index(line, " using ")+7:]), " ")
+			if !days[ix] || i+1 >= len(lines) || !strings.Contains(lines[i+1], "Index Cond:") || !strings.Contains(lines[i+1], column) {
+				t.Errorf("%s: %q reads another index than %s, or does not test %s on its entries:\n%s", name, line, index, column, plan)
+			}
+		}
+		if scans == 0 || strings.Contains(plan, "Sort") {
+			t.Errorf("%s: no index read, or the rows are sorted:\n%s", name, plan)
+		}
+	case dialect.SQLite:
+		if !strings.Contains(plan, index) || strings.Contains(plan, "TEMP B-TREE") {
+			t.Errorf("%s: the plan reads another index or sorts the rows:\n%s", name, plan)
+		}
+	}
 }
 
 // partitionIndexes are the names of the day partitions' copies of the

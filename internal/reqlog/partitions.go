@@ -17,7 +17,9 @@ import (
 // On PostgreSQL api_requests is partitioned by range of created_at, one
 // partition a UTC day (api_requests_20261205 holds 5 December 2026), so that
 // a row is written into the small indexes of its own day, and pruning drops
-// whole days instead of deleting rows. The migration creates the days of the
+// whole days instead of deleting rows; api_request_reads likewise by its
+// rows' last_at (api_request_reads_20261205). A day's partitions of the two
+// tables are made together and dropped together. The migration creates the days of the
 // rows it converts and three ahead; the writer creates each day a batch needs
 // before writing it, with Ahead days after it, and again on demand when an
 // insert finds no partition for a row (a day another server pruned).
@@ -27,8 +29,12 @@ import (
 // so that a day's partition exists before its first request.
 const Ahead = 3
 
-// partitionPrefix begins the name of every day partition.
-const partitionPrefix = "api_requests_"
+// partitionPrefix begins the name of every day partition of api_requests,
+// readsPrefix of api_request_reads.
+const (
+	partitionPrefix = "api_requests_"
+	readsPrefix     = "api_request_reads_"
+)
 
 // day is the UTC day of t, at midnight.
 func day(t time.Time) time.Time {
@@ -39,6 +45,10 @@ func day(t time.Time) time.Time {
 // PartitionName is the name of the partition that holds the rows of t's
 // UTC day.
 func PartitionName(t time.Time) string { return partitionPrefix + day(t).Format("20060102") }
+
+// readsPartitionName is the name of the partition of api_request_reads that
+// holds the rows of reads whose last request arrived on t's UTC day.
+func readsPartitionName(t time.Time) string { return readsPrefix + day(t).Format("20060102") }
 
 // partitions remembers the day partitions known to exist, so that a batch
 // of days already seen costs no statement.
@@ -98,23 +108,26 @@ func (p *partitions) forget() {
 	p.mu.Unlock()
 }
 
-// CreatePartition creates the partition of t's UTC day in db (PostgreSQL)
-// unless it exists. Servers writing at once may race to create the same
-// day: the one that loses finds it created.
+// CreatePartition creates the partitions of t's UTC day in db
+// (PostgreSQL), of api_requests and of api_request_reads, unless they
+// exist. Servers writing at once may race to create the same day: the one
+// that loses finds it created.
 func CreatePartition(ctx context.Context, db *sql.DB, t time.Time) error {
 	d := day(t)
-	name := PartitionName(d)
-	// Direct SQL: a partition of the request log, which ent has no words for; the name and bounds are made from a day, never from input.
-	_, err := db.ExecContext(ctx, fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s PARTITION OF api_requests FOR VALUES FROM ('%s') TO ('%s')`,
-		quote(name), d.Format(time.RFC3339), d.AddDate(0, 0, 1).Format(time.RFC3339)))
-	if err == nil {
-		return nil
+	for _, p := range []struct{ table, name string }{{"api_requests", PartitionName(d)}, {"api_request_reads", readsPartitionName(d)}} {
+		// Direct SQL: a partition of the request log, which ent has no words for; the name and bounds are made from a day, never from input.
+		_, err := db.ExecContext(ctx, fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES FROM ('%s') TO ('%s')`,
+			quote(p.name), p.table, d.Format(time.RFC3339), d.AddDate(0, 0, 1).Format(time.RFC3339)))
+		if err == nil {
+			continue
+		}
+		var exists bool
+		if db.QueryRowContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, p.name).Scan(&exists) == nil && exists {
+			continue
+		}
+		return fmt.Errorf("create request log partition %s: %w", p.name, err)
 	}
-	var exists bool
-	if db.QueryRowContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists) == nil && exists {
-		return nil
-	}
-	return fmt.Errorf("create request log partition %s: %w", name, err)
+	return nil
 }
 
 // quote is a partition's name as an SQL identifier (the names are made
@@ -191,8 +204,9 @@ func DropPartitions(ctx context.Context, db *sql.DB, cutoff time.Time) (int, err
 	return total, nil
 }
 
-// dropPartition drops partition p and deletes the counts of its day's
-// hours, in one transaction, and returns how many rows it held.
+// dropPartition drops partition p, and api_request_reads' partition of the
+// same day, and deletes the counts of its day's hours, in one transaction,
+// and returns how many requests they held.
 func dropPartition(ctx context.Context, db *sql.DB, p Partition) (int, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -209,6 +223,21 @@ func dropPartition(ctx context.Context, db *sql.DB, p Partition) (int, error) {
 	}
 	if _, err := tx.ExecContext(ctx, `DROP TABLE `+quote(p.Name)); err != nil {
 		return 0, fmt.Errorf("drop request log partition %s: %w", p.Name, err)
+	}
+	reads := readsPartitionName(p.Day)
+	var exists bool
+	if err := tx.QueryRowContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, reads).Scan(&exists); err != nil {
+		return 0, err
+	}
+	if exists {
+		var held int
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(requests), 0) FROM `+quote(reads)).Scan(&held); err != nil {
+			return 0, fmt.Errorf("count request log partition %s: %w", reads, err)
+		}
+		if _, err := tx.ExecContext(ctx, `DROP TABLE `+quote(reads)); err != nil {
+			return 0, fmt.Errorf("drop request log partition %s: %w", reads, err)
+		}
+		n += held
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM api_request_hours WHERE hour >= $1 AND hour < $2`, p.Day, p.Day.AddDate(0, 0, 1)); err != nil {
 		return 0, fmt.Errorf("delete the counts of request log partition %s: %w", p.Name, err)

@@ -3,6 +3,7 @@ package reqlog_test
 import (
 	"bytes"
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -203,7 +204,7 @@ func TestRequestLogCopyStoresEveryColumn(t *testing.T) {
 				RemoteAddr: "192.0.2.1:4000", UserAgent: "agent/1.0", RequestBody: []byte("{\"name\":\"a\\u0000\"}\x00\xff"),
 				ResponseBody: []byte(`{"code":"VALIDATION_ERROR"}`), Truncated: true, Deprecated: "createTag:description listTags?name"},
 			{At: at.Add(time.Second), AccountID: acct, KeyID: key, Method: "GET", Operation: "getTag", Path: "/v1/tags/1",
-				Status: 200, RequestID: "req_copy_read", RemoteAddr: "[2001:db8::1]:443"},
+				Status: 200, RequestID: "req_copy_read", RemoteAddr: "[2001:db8::1]:443", ClientRequestID: "a\tb\\c\n", UserAgent: "x\r\ny"},
 			{At: at.Add(2 * time.Second), Method: "GET", Path: "/v1/tags", Status: 401, RequestID: "req_copy_unauth",
 				ResponseBody: []byte{}, RequestBody: []byte{}},
 		}
@@ -216,10 +217,9 @@ func TestRequestLogCopyStoresEveryColumn(t *testing.T) {
 			w.Record(e)
 		}
 		w.Flush()
-		rows := st.Client.APIRequest.Query().
-			Where(apirequest.RequestIDIn("req_copy_write", "req_copy_read", "req_copy_unauth")).
-			Order(apirequest.ByCreatedAt()).AllX(policy.System(ctx))
-		if len(rows) != 3 {
+		rows, err := reqlog.Lookup(ctx, st.Client, "req_copy_write", "req_copy_read", "req_copy_unauth")
+		slices.SortFunc(rows, func(a, b *ent.APIRequest) int { return a.CreatedAt.Compare(b.CreatedAt) })
+		if err != nil || len(rows) != 3 {
 			t.Fatalf("%s: %d rows, want 3", b, len(rows))
 		}
 		return rows

@@ -3,6 +3,7 @@ package reqlog
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/apirequesthour"
+	"larder.dev/larder/ent/apirequestread"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/migrate"
 	"larder.dev/larder/ent/predicate"
@@ -76,16 +78,19 @@ func List(ctx context.Context, c *ent.Client, orgID int, env policy.Environment,
 	if err != nil {
 		return nil, err
 	}
-	return list(ctx, c, apirequest.AccountID(acct.ID), f)
+	return list(ctx, c, apirequest.AccountID(acct.ID), acct.ID, f)
 }
 
 // ListFailedAuth returns a page of the failed authentications, which belong
 // to no account, newest first: an operator's view of the whole server.
 func ListFailedAuth(ctx context.Context, c *ent.Client, f Filter) ([]*ent.APIRequest, error) {
-	return list(ctx, c, apirequest.AccountIDIsNil(), f)
+	return list(ctx, c, apirequest.AccountIDIsNil(), 0, f)
 }
 
-func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), f Filter) ([]*ent.APIRequest, error) {
+// list is a page of the requests owner confines the query to: of account
+// acct, whose plain reads it reads too (reads.go), or of no account (acct
+// 0), which has none.
+func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), acct int, f Filter) ([]*ent.APIRequest, error) {
 	// System viewer: the request log is system-only; owner confines the query to one account (or to the failed authentications).
 	sys := policy.System(ctx)
 	q := c.APIRequest.Query().Where(owner)
@@ -126,19 +131,42 @@ func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), f Filte
 	if !f.Until.IsZero() {
 		q.Where(apirequest.CreatedAtLT(f.Until.UTC()))
 	}
+	var cursor *position
 	if f.Before != 0 {
 		last, err := c.APIRequest.Query().Where(owner, apirequest.ID(f.Before)).Select(apirequest.FieldCreatedAt).Only(sys)
-		if ent.IsNotFound(err) {
+		switch {
+		case err == nil:
+			cursor = &position{at: last.CreatedAt, id: f.Before}
+		case !ent.IsNotFound(err):
+			return nil, err
+		case acct != 0:
+			r, err := readByID(ctx, c, acct, f.Before)
+			if err != nil {
+				return nil, err
+			}
+			if r != nil {
+				cursor = &position{at: r.CreatedAt, id: f.Before}
+			}
+		}
+		if cursor == nil {
 			return nil, policy.Missingf("request %d does not exist", f.Before)
 		}
-		if err != nil {
-			return nil, err
-		}
-		q.Where(olderThan(last.CreatedAt, f.Before))
+		q.Where(olderThan(cursor.at, cursor.id))
 	}
-	return q.Order(apirequest.ByCreatedAt(sql.OrderDesc()), apirequest.ByID(sql.OrderDesc())).
-		Limit(page(f.Limit)).
+	limit := page(f.Limit)
+	rows, err := q.Order(apirequest.ByCreatedAt(sql.OrderDesc()), apirequest.ByID(sql.OrderDesc())).
+		Limit(limit).
 		All(sys)
+	if err != nil || acct == 0 {
+		return rows, err
+	}
+	reads, err := listReads(ctx, c, acct, f, cursor, limit)
+	if err != nil || len(reads) == 0 {
+		return rows, err
+	}
+	rows = append(rows, reads...)
+	slices.SortFunc(rows, newestFirst)
+	return rows[:min(len(rows), limit)], nil
 }
 
 // writeMethods maps each write operation of the API description (every
@@ -214,10 +242,16 @@ func Get(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, 
 	}
 	// System viewer: the request log is system-only; the query is confined to the organization's account.
 	r, err := c.APIRequest.Query().Where(apirequest.AccountID(acct.ID), apirequest.ID(id)).Only(policy.System(ctx))
-	if ent.IsNotFound(err) {
+	if !ent.IsNotFound(err) {
+		return r, err
+	}
+	if r, err = readByID(ctx, c, acct.ID, id); err != nil {
+		return nil, err
+	}
+	if r == nil {
 		return nil, policy.Missingf("request %d does not exist", id)
 	}
-	return r, err
+	return r, nil
 }
 
 // Find returns the request with id requestID (req_…) in either of
@@ -233,8 +267,10 @@ func Get(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, 
 func Find(ctx context.Context, c *ent.Client, orgID int, requestID string) (*ent.APIRequest, policy.Environment, error) {
 	requestID = strings.TrimSpace(requestID)
 	match := []predicate.APIRequest{apirequest.RequestID(requestID)}
+	var since, until time.Time
 	if at, ok := ids.Time("req_", requestID); ok {
-		match = append(match, apirequest.CreatedAtGTE(at.Add(-findWindow)), apirequest.CreatedAtLT(at.Add(findWindow)))
+		since, until = at.Add(-findWindow), at.Add(findWindow)
+		match = append(match, apirequest.CreatedAtGTE(since), apirequest.CreatedAtLT(until))
 	}
 	for _, env := range []policy.Environment{policy.Live, policy.Test} {
 		acct, err := account(ctx, c, orgID, env)
@@ -248,6 +284,9 @@ func Find(ctx context.Context, c *ent.Client, orgID int, requestID string) (*ent
 		}
 		if !ent.IsNotFound(err) {
 			return nil, "", err
+		}
+		if r, err = findRead(ctx, c, acct.ID, requestID, since, until); err != nil || r != nil {
+			return r, env, err
 		}
 	}
 	return nil, "", policy.Missingf("no request %s in this organization's log", strconv.Quote(requestID))
@@ -287,7 +326,9 @@ const pruneBatch = 5_000
 // hours (api_request_hours) go first, in one statement: the charts never
 // count a request the log no longer holds, and a pruning cut short leaves
 // rows of hours no longer counted, which the next one deletes. A request is
-// kept up to an hour past the retention.
+// kept up to an hour past the retention; a plain read, kept in a row of
+// reads with those up to a minute after it (reads.go), an hour and a
+// minute.
 func Prune(ctx context.Context, c *ent.Client, cutoff time.Time) (int, error) {
 	cutoff = cutoff.UTC().Truncate(time.Hour)
 	// System viewer: pruning is the server's own upkeep, across every account.
@@ -302,13 +343,48 @@ func Prune(ctx context.Context, c *ent.Client, cutoff time.Time) (int, error) {
 			Order(apirequest.ByCreatedAt()).
 			Limit(pruneBatch).
 			IDs(sys)
-		if err != nil || len(ids) == 0 {
+		if err != nil {
 			return total, err
+		}
+		if len(ids) == 0 {
+			break
 		}
 		n, err := c.APIRequest.Delete().Where(apirequest.IDIn(ids...)).Exec(sys)
 		total += n
-		if err != nil || len(ids) < pruneBatch {
+		if err != nil {
 			return total, err
+		}
+		if len(ids) < pruneBatch {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+	}
+	// The rows of reads whose last request arrived before the cutoff, as
+	// many requests as they hold.
+	for {
+		rrs, err := c.APIRequestRead.Query().
+			Where(apirequestread.LastAtLT(cutoff)).
+			Order(apirequestread.ByLastAt()).
+			Limit(pruneBatch).
+			Select(apirequestread.FieldID, apirequestread.FieldRequests).
+			All(sys)
+		if err != nil || len(rrs) == 0 {
+			return total, err
+		}
+		ids := make([]int, len(rrs))
+		held := 0
+		for i, rr := range rrs {
+			ids[i] = rr.ID
+			held += rr.Requests
+		}
+		if _, err := c.APIRequestRead.Delete().Where(apirequestread.IDIn(ids...)).Exec(sys); err != nil {
+			return total, err
+		}
+		total += held
+		if len(rrs) < pruneBatch {
+			return total, nil
 		}
 		if err := ctx.Err(); err != nil {
 			return total, err

@@ -57,6 +57,8 @@ type Writer struct {
 	// batch to batch by the one goroutine that writes.
 	rows    []row
 	copyBuf []byte
+	// readBuf is the COPY data of a batch's rows of reads.
+	readBuf []byte
 }
 
 // NewWriter returns a writer to st's database that holds at most queue
@@ -172,7 +174,7 @@ func (w *Writer) write(ctx context.Context, batch []*Entry) {
 	}
 	// The next batch reuses the slice; the rows' strings and bodies are let go.
 	defer func() { clear(rows); w.rows = rows[:0] }()
-	if err := w.put(ctx, rows); err != nil {
+	if err := w.put(ctx, rows, maxSpan); err != nil {
 		w.dropped.Add(int64(len(batch)))
 		w.log.Debug("request log: batch not written", "entries", len(batch), "error", err)
 		return
@@ -281,43 +283,72 @@ func appendCopyBody(b, body []byte) []byte {
 }
 
 // put stores rows, each in the order of columns, and adds them to their
-// hours' counts (api_request_hours), in one transaction: COPY on PostgreSQL,
-// one multi-row INSERT on SQLite, then one upsert of the counts.
-func (w *Writer) put(ctx context.Context, rows []row) error {
+// hours' counts (api_request_hours), in one transaction: the plain reads as
+// rows of reads (api_request_reads, reads.go), each row of reads spanning at
+// most span, the others as rows of api_requests; COPY on PostgreSQL,
+// multi-row INSERTs on SQLite, then one upsert of the counts.
+func (w *Writer) put(ctx context.Context, rows []row, span time.Duration) error {
+	reads, others := splitReads(rows, span)
 	if w.dialect == dialect.Postgres {
-		return w.postgres(ctx, rows)
+		return w.postgres(ctx, rows, reads, others)
 	}
-	return w.sqlite(ctx, rows)
+	return w.sqlite(ctx, rows, reads, others)
 }
 
-// Insert stores rows in the request log as the writer stores a batch (the
+// writeReads draws the ids of reads and stores them in tx.
+func (w *Writer) writeReads(ctx context.Context, conn *sql.Conn, tx *sql.Tx, reads []readRow) error {
+	n := 0
+	for _, r := range reads {
+		n += len(r.reads)
+	}
+	if n == 0 {
+		return nil
+	}
+	ids, err := drawIDs(ctx, tx, w.dialect, n)
+	if err != nil {
+		return err
+	}
+	return putReads(ctx, conn, tx, w.dialect, giveIDs(reads, ids), &w.readBuf)
+}
+
+// Load stores rows in the request log as the writer stores a batch (the
 // rows and their hours' counts in one transaction, the day partitions made
-// first on PostgreSQL) and returns them as stored, with their ids, in their
-// order: for tests and tools that need rows the writer's entries do not make
-// (a given error code, bodies as they are). A row's status class is its
-// status's; its request id must be unique among rows.
+// first on PostgreSQL), the plain reads grouped into rows of reads that
+// span at most span (the writer's own bound when 0): for tests and tools
+// that need rows the writer's entries do not make (a given error code,
+// bodies as they are, a log filled in bulk).
+func Load(ctx context.Context, st *store.Store, span time.Duration, rows ...*ent.APIRequest) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if span <= 0 || span > maxSpan {
+		span = maxSpan
+	}
+	vals := make([]row, len(rows))
+	for i, r := range rows {
+		vals[i] = rowOf(r)
+	}
+	w := &Writer{db: st.DB, dialect: st.Dialect, parts: newPartitions(st.DB)}
+	return w.put(ctx, vals, span)
+}
+
+// Insert stores rows as Load does and returns them as stored, with their
+// ids, in their order. A row's status class is its status's; its request id
+// must be unique among rows.
 func Insert(ctx context.Context, st *store.Store, rows ...*ent.APIRequest) ([]*ent.APIRequest, error) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
-	vals := make([]row, len(rows))
-	rids := make([]string, len(rows))
-	for i, r := range rows {
-		vals[i], rids[i] = rowOf(r), r.RequestID
-	}
-	first, last := vals[0].at, vals[0].at
-	for _, v := range vals {
-		first, last = minTime(first, v.at), maxTime(last, v.at)
-	}
-	w := &Writer{db: st.DB, dialect: st.Dialect, parts: newPartitions(st.DB)}
-	if err := w.put(ctx, vals); err != nil {
+	if err := Load(ctx, st, 0, rows...); err != nil {
 		return nil, err
 	}
-	// System viewer: the request log is system-only; the rows read back are the ones just stored, by request id
-	// within their times (the request id has no index: the times keep the search to their days).
-	stored, err := st.Client.APIRequest.Query().
-		Where(apirequest.RequestIDIn(rids...), apirequest.CreatedAtGTE(first), apirequest.CreatedAtLTE(last)).
-		All(policy.System(ctx))
+	rids := make([]string, len(rows))
+	first, last := rows[0].CreatedAt, rows[0].CreatedAt
+	for i, r := range rows {
+		rids[i] = r.RequestID
+		first, last = minTime(first, r.CreatedAt), maxTime(last, r.CreatedAt)
+	}
+	stored, err := lookup(ctx, st.Client, first.Truncate(time.Microsecond), last.Add(time.Microsecond), rids)
 	if err != nil {
 		return nil, err
 	}
@@ -332,6 +363,35 @@ func Insert(ctx context.Context, st *store.Store, rows ...*ent.APIRequest) ([]*e
 		}
 	}
 	return out, nil
+}
+
+// Lookup returns the requests of the whole log, of any account, whose
+// request ids are rids, in no order: for tests and tools that check what
+// the log holds. It reads every row of reads.
+func Lookup(ctx context.Context, c *ent.Client, rids ...string) ([]*ent.APIRequest, error) {
+	return lookup(ctx, c, time.Time{}, time.Time{}, rids)
+}
+
+// lookup is Lookup of the requests that arrived in [since, until) (zero:
+// any time).
+func lookup(ctx context.Context, c *ent.Client, since, until time.Time, rids []string) ([]*ent.APIRequest, error) {
+	q := c.APIRequest.Query().Where(apirequest.RequestIDIn(rids...))
+	if !since.IsZero() {
+		q.Where(apirequest.CreatedAtGTE(since))
+	}
+	if !until.IsZero() {
+		q.Where(apirequest.CreatedAtLT(until))
+	}
+	// System viewer: the request log is system-only; the rows are found by request id, for tools and tests (the request id has no index: the times keep the search to their days).
+	rows, err := q.All(policy.System(ctx))
+	if err != nil {
+		return nil, err
+	}
+	reads, err := readsByRequestID(ctx, c, nil, rids, since, until)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, reads...), nil
 }
 
 // rowOf is r's row, as rowOfEntry makes an entry's.
@@ -349,10 +409,11 @@ func rowOf(r *ent.APIRequest) row {
 	return out
 }
 
-// postgres writes rows with COPY, into the day partitions they need (made
-// first when they are not known to exist, and again when the copy finds one
-// missing: a day another server pruned).
-func (w *Writer) postgres(ctx context.Context, rows []row) error {
+// postgres writes reads and others with COPY, into the day partitions they
+// need (made first when they are not known to exist, and again when the
+// copy finds one missing: a day another server pruned), and adds rows to
+// their hours' counts.
+func (w *Writer) postgres(ctx context.Context, rows []row, reads []readRow, others []row) error {
 	times := make([]time.Time, len(rows))
 	for i := range rows {
 		times[i] = rows[i].at
@@ -360,23 +421,24 @@ func (w *Writer) postgres(ctx context.Context, rows []row) error {
 	if err := w.parts.ensure(ctx, times...); err != nil {
 		return err
 	}
-	err := w.copy(ctx, rows)
+	err := w.copy(ctx, rows, reads, others)
 	if noPartition(err) {
 		w.parts.forget()
 		if err := w.parts.ensure(ctx, times...); err != nil {
 			return err
 		}
-		err = w.copy(ctx, rows)
+		err = w.copy(ctx, rows, reads, others)
 	}
 	return err
 }
 
-// copy writes rows with one COPY, their data encoded here into a buffer
-// reused from batch to batch, and adds their counts, in one transaction.
-func (w *Writer) copy(ctx context.Context, rows []row) error {
+// copy writes reads and others with a COPY each, others' data encoded here
+// into a buffer reused from batch to batch, and adds rows' counts, in one
+// transaction.
+func (w *Writer) copy(ctx context.Context, rows []row, reads []readRow, others []row) error {
 	b := w.copyBuf[:0]
-	for i := range rows {
-		b = rows[i].appendCopy(b)
+	for i := range others {
+		b = others[i].appendCopy(b)
 	}
 	// A batch of writes with large bodies grows the buffer to megabytes,
 	// which the writer does not keep.
@@ -384,6 +446,12 @@ func (w *Writer) copy(ctx context.Context, rows []row) error {
 		w.copyBuf = nil
 	}
 	return w.withCounts(ctx, rows, func(conn *sql.Conn, tx *sql.Tx) error {
+		if err := w.writeReads(ctx, conn, tx, reads); err != nil {
+			return err
+		}
+		if cap(w.readBuf) > keptCopyBuf {
+			w.readBuf = nil
+		}
 		return store.CopyText(ctx, conn, "api_requests", columns, b)
 	})
 }
@@ -440,24 +508,41 @@ func rowOfEntry(e *Entry) row {
 	return r
 }
 
-// sqlite writes rows in one multi-row insert (18 parameters a row: a full
-// batch stays under SQLite's 32,766, and full batches repeat one statement)
-// and adds their counts, in one transaction.
-func (w *Writer) sqlite(ctx context.Context, rows []row) error {
-	var q strings.Builder
-	args := make([]any, 0, len(columns)*len(rows))
-	q.WriteString(`INSERT INTO api_requests (` + strings.Join(columns, ", ") + `) VALUES `)
-	for i, r := range rows {
-		if i > 0 {
-			q.WriteByte(',')
+// sqliteRows is the most rows of api_requests one INSERT holds: 18
+// parameters a row stay under SQLite's 32,766, and the writer's full
+// batches repeat one statement.
+const sqliteRows = batchSize
+
+// sqlite writes reads and others in multi-row inserts and adds rows' counts,
+// in one transaction.
+func (w *Writer) sqlite(ctx context.Context, rows []row, reads []readRow, others []row) error {
+	return w.withCounts(ctx, rows, func(conn *sql.Conn, tx *sql.Tx) error {
+		for len(reads) > 0 {
+			n := min(len(reads), sqliteRows)
+			if err := w.writeReads(ctx, conn, tx, reads[:n]); err != nil {
+				return err
+			}
+			reads = reads[n:]
 		}
-		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-		args = append(args, r.args()...)
-	}
-	return w.withCounts(ctx, rows, func(_ *sql.Conn, tx *sql.Tx) error {
-		// Direct SQL: the request log's writer stores a batch of every account's requests in one multi-row insert (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.
-		_, err := tx.ExecContext(ctx, q.String(), args...)
-		return err
+		for len(others) > 0 {
+			n := min(len(others), sqliteRows)
+			var q strings.Builder
+			args := make([]any, 0, len(columns)*n)
+			q.WriteString(`INSERT INTO api_requests (` + strings.Join(columns, ", ") + `) VALUES `)
+			for i := range others[:n] {
+				if i > 0 {
+					q.WriteByte(',')
+				}
+				q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+				args = append(args, others[i].args()...)
+			}
+			// Direct SQL: the request log's writer stores a batch of every account's requests in one multi-row insert (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.
+			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+				return err
+			}
+			others = others[n:]
+		}
+		return nil
 	})
 }
 

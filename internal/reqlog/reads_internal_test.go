@@ -1,0 +1,131 @@
+package reqlog
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"larder.dev/larder/ent"
+)
+
+// A row of reads decodes to the requests it was made of, field for field,
+// whatever their strings repeat; a cut or altered encoding is refused.
+func TestReadsEncodeDecode(t *testing.T) {
+	at := time.Date(2026, 12, 1, 8, 0, 0, 123000, time.UTC)
+	var reads []*row
+	for i := range 300 {
+		reads = append(reads, &row{at: at.Add(time.Duration(i*i) * time.Microsecond), account: 5, key: 9, method: "GET", operation: "getTag",
+			path: fmt.Sprintf("/v1/tags/%d?x=é\t", i), status: 200 + i%7, requestID: fmt.Sprintf("req_%06d", i),
+			clientRequestID: []string{"", "sync-1", "sync-2"}[i%3], addr: []string{"203.0.113.1", "2001:db8::1"}[i%2],
+			userAgent: "agent/" + fmt.Sprint(i%5), us: int64(i * 1000)})
+	}
+	ids := make([]int64, len(reads))
+	for i := range ids {
+		ids[i] = 1_000_000 + int64(i*3)
+	}
+	rr := readRow{readGroup: readGroup{account: 5, key: 9, method: "GET", operation: "getTag"}, reads: reads, ids: ids}
+	stored := &ent.APIRequestRead{ID: 1, AccountID: 5, APIKeyID: 9, Method: "GET", Operation: "getTag", FirstAt: reads[0].at,
+		LastAt: reads[len(reads)-1].at, FirstID: int(ids[0]), Requests: len(reads), Entries: encodeReads(nil, &rr)}
+	got, err := decodeReads(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct, key := 5, 9
+	want := make([]*ent.APIRequest, len(reads))
+	for i, r := range reads {
+		want[i] = &ent.APIRequest{ID: int(ids[i]), CreatedAt: r.at, AccountID: &acct, APIKeyID: &key, Method: "GET", Operation: "getTag",
+			Path: r.path, Status: r.status, StatusClass: 2, RequestID: r.requestID, ClientRequestID: r.clientRequestID,
+			DurationUs: r.us, ClientAddr: r.addr, UserAgent: r.userAgent}
+	}
+	if d := cmp.Diff(want, got, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) }), cmpopts.IgnoreUnexported(ent.APIRequest{})); d != "" {
+		t.Fatalf("decoded (-want +got):\n%s", d)
+	}
+	// Every string repeated is written once: each request's numbers (at
+	// most 8 bytes), path and request id with their lengths, three
+	// references; the five agents, three caller ids and two addresses
+	// once each. Written out in full they would add 29 bytes a request.
+	if n := len(stored.Entries); n > 300*(8+1+len("/v1/tags/299?x=é\t")+1+len("req_000000")+3)+100 {
+		t.Errorf("encoded in %d bytes", n)
+	}
+	for _, cut := range []int{0, 1, 2, len(stored.Entries) / 2, len(stored.Entries) - 1} {
+		bad := *stored
+		bad.Entries = stored.Entries[:cut]
+		if _, err := decodeReads(&bad); err == nil {
+			t.Errorf("entries cut at %d of %d decoded", cut, len(stored.Entries))
+		}
+	}
+	bad := *stored
+	bad.Requests++
+	if _, err := decodeReads(&bad); err == nil {
+		t.Error("a row holding one request fewer than it says decoded")
+	}
+}
+
+// A batch's plain reads are grouped by account, key, method and operation,
+// in time order, each row within the span and maxReads; the others keep
+// their order; ids drawn apart split a row where they part.
+func TestSplitReadsAndGiveIDs(t *testing.T) {
+	base := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	var rows []row
+	for i := range 2500 {
+		r := row{at: base.Add(time.Duration(2499-i) * 10 * time.Millisecond), account: 1, key: int64(1 + i%2), method: "GET",
+			operation: "getTag", status: 200, requestID: fmt.Sprint(i)}
+		rows = append(rows, r)
+	}
+	rows = append(rows,
+		row{at: base, account: 1, key: 1, method: "GET", status: 404, code: "NOT_FOUND", requestID: "e"},
+		row{at: base, account: 1, key: 1, method: "POST", status: 201, request: []byte{}, response: []byte{}, requestID: "w"},
+		row{at: base, account: 1, key: 1, method: "GET", status: 200, deprecated: "listTags?name", requestID: "d"},
+		row{at: base, method: "GET", status: 401, requestID: "f"},
+		row{at: base, account: 1, key: 1, method: "GET", status: 304, requestID: "n"},
+	)
+	reads, others := splitReads(rows, 5*time.Second)
+	var kept []string
+	for _, o := range others {
+		kept = append(kept, o.requestID)
+	}
+	if d := cmp.Diff([]string{"e", "w", "d", "f", "n"}, kept); d != "" {
+		t.Errorf("others (-want +got):\n%s", d)
+	}
+	// 1,250 reads of each key, 10 ms apart per request: 20 ms apart per
+	// key, 251 in five seconds (both ends in).
+	n := 0
+	for _, r := range reads {
+		n += len(r.reads)
+		if len(r.reads) > 251 || r.reads[len(r.reads)-1].at.Sub(r.reads[0].at) > 5*time.Second {
+			t.Fatalf("a row of %d reads spans %s", len(r.reads), r.reads[len(r.reads)-1].at.Sub(r.reads[0].at))
+		}
+		for i := 1; i < len(r.reads); i++ {
+			if r.reads[i].at.Before(r.reads[i-1].at) || r.reads[i].key != r.key {
+				t.Fatal("a row's reads are out of order or of two keys")
+			}
+		}
+	}
+	if n != 2500 || len(reads) != 10 {
+		t.Errorf("%d reads in %d rows, want 2500 in 10", n, len(reads))
+	}
+	full, _ := splitReads(rows[:2500], maxSpan)
+	if len(full) != 4 || len(full[0].reads) != maxReads || len(full[1].reads) != 250 {
+		t.Errorf("with a minute's span: %d rows, the first of %d reads", len(full), len(full[0].reads))
+	}
+
+	ids := make([]int64, 2500)
+	for i := range ids {
+		ids[i] = int64(i + 1)
+		if i >= 600 {
+			ids[i] += maxIDSpan // another writer's ids between the 600th and the 601st
+		}
+	}
+	given := giveIDs(full, ids)
+	if len(given) != 5 || len(given[0].reads) != 600 || len(given[1].reads) != 400 || given[1].ids[0] != 601+maxIDSpan {
+		t.Fatalf("ids split %d rows, the first two of %d and %d reads", len(given), len(given[0].reads), len(given[1].reads))
+	}
+	for _, g := range given {
+		if len(g.ids) != len(g.reads) || g.ids[len(g.ids)-1]-g.ids[0] >= maxIDSpan {
+			t.Errorf("a row of %d reads has %d ids from %d to %d", len(g.reads), len(g.ids), g.ids[0], g.ids[len(g.ids)-1])
+		}
+	}
+}

@@ -1,0 +1,227 @@
+package reqlog_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/apirequest"
+	"larder.dev/larder/ent/apirequestread"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/reqlog"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/policy"
+)
+
+// The plain reads (GET or HEAD answered 2xx, no body, nothing deprecated)
+// are stored a batch's key and operation to a row, and every search, page,
+// lookup and pruning finds them as it finds the other requests: the log
+// reads as if every request were a row.
+func TestPlainReadsReadAsRows(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		sys := policy.System(ctx)
+		mine, other := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
+		w := reqlog.NewWriter(st, nil, 0)
+		base := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
+		type sent struct {
+			rid   string
+			at    time.Time
+			plain bool
+			e     reqlog.Entry
+		}
+		var all []sent
+		add := func(e reqlog.Entry, plain bool) {
+			e.RequestID = fmt.Sprintf("req_plain%03d", len(all))
+			e.At = base.Add(time.Duration(len(all)) * 7 * time.Second)
+			if e.AccountID == 0 {
+				e.AccountID = mine.Live.ID
+			}
+			all = append(all, sent{rid: e.RequestID, at: e.At, plain: plain, e: e})
+			w.Record(&e)
+		}
+		for i := range 60 {
+			key, op, path := 11, "getTag", fmt.Sprintf("/v1/tags/%d", i)
+			if i%3 == 0 {
+				key, op, path = 12, "listTags", "/v1/tags?limit=200&after="+fmt.Sprint(i)
+			}
+			method := "GET"
+			if i%10 == 5 {
+				method = "HEAD"
+			}
+			status := 200
+			if i == 8 {
+				status = 206
+			}
+			add(reqlog.Entry{KeyID: key, Method: method, Operation: op, Path: path, Status: status, Duration: time.Duration(100+i) * time.Microsecond,
+				ClientRequestID: fmt.Sprintf("sync-%d", i%4), RemoteAddr: "203.0.113.7:4000", UserAgent: "sync/2.0"}, true)
+			switch i % 12 {
+			case 4:
+				add(reqlog.Entry{KeyID: 11, Method: "GET", Operation: "getTag", Path: "/v1/tags/0", Status: 404,
+					ResponseBody: []byte(`{"code":"NOT_FOUND"}`)}, false)
+			case 7:
+				add(reqlog.Entry{KeyID: 12, Method: "POST", Operation: "createTag", Path: "/v1/tags", Status: 201,
+					RequestBody: []byte(`{}`), ResponseBody: []byte(`{}`)}, false)
+			case 9:
+				add(reqlog.Entry{KeyID: 11, Method: "GET", Operation: "listTags", Path: "/v1/tags?name=x", Status: 200, Deprecated: "listTags?name"}, false)
+			case 10:
+				add(reqlog.Entry{KeyID: 11, Method: "GET", Operation: "getTag", Path: "/v1/tags/3", Status: 304}, false)
+			}
+		}
+		w.Record(&reqlog.Entry{At: base.Add(time.Second), AccountID: other.Live.ID, KeyID: 99, Method: "GET", Operation: "getTag",
+			Path: "/v1/tags/1", Status: 200, RequestID: "req_theirs_plain"})
+		w.Flush()
+		if got, want := w.Written(), int64(len(all)+1); got != want {
+			t.Fatalf("written %d, want %d", got, want)
+		}
+
+		// Stored: the plain ones in rows of reads, the others as rows.
+		nplain := 0
+		for _, s := range all {
+			if s.plain {
+				nplain++
+			}
+		}
+		if n := st.Client.APIRequest.Query().Where(apirequest.AccountID(mine.Live.ID)).CountX(sys); n != len(all)-nplain {
+			t.Errorf("api_requests holds %d of the account's requests, want the %d that are not plain reads", n, len(all)-nplain)
+		}
+		rrs := st.Client.APIRequestRead.Query().Where(apirequestread.AccountID(mine.Live.ID)).AllX(sys)
+		held := 0
+		for _, rr := range rrs {
+			held += rr.Requests
+		}
+		// Three groups of key, method and operation, each within a minute
+		// (60 reads seven seconds apart: about seven minutes).
+		if held != nplain || len(rrs) < 3 || len(rrs) > 3*9 {
+			t.Errorf("%d rows of reads hold %d requests, want the %d plain reads in at most 27 rows", len(rrs), held, nplain)
+		}
+
+		// Paged newest first, three at a time, through both tables: every
+		// request once, in order.
+		var paged []*ent.APIRequest
+		before := 0
+		for {
+			page, err := reqlog.List(ctx, st.Client, mine.Org.ID, policy.Live, reqlog.Filter{Limit: 3, Before: before})
+			if err != nil {
+				t.Fatal(err)
+			}
+			paged = append(paged, page...)
+			if len(page) < 3 {
+				break
+			}
+			before = page[len(page)-1].ID
+		}
+		want := make([]string, len(all))
+		for i, s := range all {
+			want[len(all)-1-i] = s.rid
+		}
+		if got := rids(paged); !slices.Equal(got, want) {
+			t.Fatalf("paged\n%v\nwant\n%v", got, want)
+		}
+		ids := map[int]bool{}
+		for _, r := range paged {
+			if ids[r.ID] {
+				t.Fatalf("row id %d given twice", r.ID)
+			}
+			ids[r.ID] = true
+		}
+
+		// A read reads back with every field it was recorded with.
+		var e8 reqlog.Entry
+		for _, s := range all {
+			if s.rid == "req_plain010" {
+				e8 = s.e
+			}
+		}
+		r, env, err := reqlog.Find(ctx, st.Client, mine.Org.ID, "req_plain010")
+		if err != nil || env != policy.Live {
+			t.Fatalf("find a plain read: %v %v", env, err)
+		}
+		if r.Method != "GET" || r.Operation != "getTag" || r.Path != e8.Path || r.Status != 206 || r.StatusClass != 2 || r.DurationUs != 108 ||
+			r.ClientRequestID != "sync-0" || r.ClientAddr != "203.0.113.7" || r.UserAgent != "sync/2.0" || *r.APIKeyID != 11 ||
+			*r.AccountID != mine.Live.ID || !r.CreatedAt.Equal(e8.At) || r.RequestBody != nil || r.ErrorCode != "" {
+			t.Errorf("read back %+v, recorded %+v", r, e8)
+		}
+		got, err := reqlog.Get(ctx, st.Client, mine.Org.ID, policy.Live, r.ID)
+		if err != nil || got.RequestID != "req_plain010" || got.ID != r.ID {
+			t.Fatalf("get row %d: %v %v", r.ID, got, err)
+		}
+		if _, err := reqlog.Get(ctx, st.Client, mine.Org.ID, policy.Test, r.ID); err == nil {
+			t.Error("a live read was found by its row id in the test account")
+		}
+		if _, _, err := reqlog.Find(ctx, st.Client, mine.Org.ID, "req_theirs_plain"); err == nil {
+			t.Error("another organization's plain read was found")
+		}
+		theirs, err := reqlog.Lookup(ctx, st.Client, "req_theirs_plain")
+		if err != nil || len(theirs) != 1 {
+			t.Fatalf("lookup: %v %v", theirs, err)
+		}
+		if _, err := reqlog.List(ctx, st.Client, mine.Org.ID, policy.Live, reqlog.Filter{Before: theirs[0].ID}); err == nil {
+			t.Error("another organization's plain read served as a cursor")
+		}
+
+		// Each filter lists what it names from both tables.
+		match := func(f func(s sent) bool) []string {
+			var out []string
+			for i := len(all) - 1; i >= 0; i-- {
+				if f(all[i]) {
+					out = append(out, all[i].rid)
+				}
+			}
+			return out
+		}
+		mid := base.Add(30 * 7 * time.Second)
+		for _, c := range []struct {
+			name string
+			f    reqlog.Filter
+			want []string
+		}{
+			{"key 12", reqlog.Filter{KeyID: 12}, match(func(s sent) bool { return s.e.KeyID == 12 })},
+			{"listTags", reqlog.Filter{Operation: "listTags"}, match(func(s sent) bool { return s.e.Operation == "listTags" })},
+			{"HEAD", reqlog.Filter{Method: "head"}, match(func(s sent) bool { return s.e.Method == "HEAD" })},
+			{"GET", reqlog.Filter{Method: "GET"}, match(func(s sent) bool { return s.e.Method == "GET" })},
+			{"2xx", reqlog.Filter{StatusClass: 2}, match(func(s sent) bool { return s.e.Status < 300 })},
+			{"4xx", reqlog.Filter{StatusClass: 4}, match(func(s sent) bool { return s.e.Status >= 400 })},
+			{"POST", reqlog.Filter{Method: "POST"}, match(func(s sent) bool { return s.e.Method == "POST" })},
+			{"getTag of key 11 in two minutes", reqlog.Filter{Operation: "getTag", KeyID: 11, Since: mid, Until: mid.Add(2 * time.Minute)},
+				match(func(s sent) bool {
+					return s.e.Operation == "getTag" && s.e.KeyID == 11 && !s.at.Before(mid) && s.at.Before(mid.Add(2*time.Minute))
+				})},
+		} {
+			got, err := reqlog.List(ctx, st.Client, mine.Org.ID, policy.Live, reqlog.Filter{
+				KeyID: c.f.KeyID, Operation: c.f.Operation, Method: c.f.Method, StatusClass: c.f.StatusClass, Since: c.f.Since, Until: c.f.Until, Limit: reqlog.MaxPage})
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if len(c.want) == 0 || !slices.Equal(rids(got), c.want) {
+				t.Errorf("%s: listed %v, want %v", c.name, rids(got), c.want)
+			}
+		}
+
+		// Pruning takes the rows of reads with the rows (and, on
+		// PostgreSQL, the other tests' older rows in the package's
+		// database).
+		n, err := reqlog.Prune(ctx, st.Client, base.Add(3*time.Hour))
+		if err != nil || n < len(all)+1 {
+			t.Fatalf("pruned %d (%v), want at least %d", n, err, len(all)+1)
+		}
+		left, err := reqlog.Lookup(ctx, st.Client, append(want, "req_theirs_plain")...)
+		if err != nil || len(left) != 0 {
+			t.Errorf("left after pruning: %v (%v)", rids(left), err)
+		}
+		if n := st.Client.APIRequestRead.Query().Where(apirequestread.AccountIDIn(mine.Live.ID, other.Live.ID)).CountX(sys); n != 0 {
+			t.Errorf("%d rows of reads left after pruning them all", n)
+		}
+	})
+}
+
+func rids(rs []*ent.APIRequest) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.RequestID
+	}
+	return out
+}
