@@ -14,6 +14,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
+	"github.com/lib/pq"
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/apirequestread"
@@ -138,14 +139,14 @@ func giveIDs(rs []readRow, ids []int64) []readRow {
 }
 
 // drawIDs returns n new ids of api_requests, ascending, drawn in tx: on
-// PostgreSQL from its identity's sequence, on SQLite by moving its
-// AUTOINCREMENT counter past them (SQLite has one writer: the ids are
-// contiguous).
-func drawIDs(ctx context.Context, tx *sql.Tx, dia string, n int) ([]int64, error) {
+// PostgreSQL from its identity's sequence, seq (its name, which
+// idSequence reads), on SQLite by moving its AUTOINCREMENT counter past
+// them (SQLite has one writer: the ids are contiguous).
+func drawIDs(ctx context.Context, tx *sql.Tx, dia, seq string, n int) ([]int64, error) {
 	out := make([]int64, 0, n)
 	if dia == dialect.Postgres {
-		// Direct SQL: the request log's writer draws the ids of a batch's plain reads from api_requests' sequence, which ent has no words for.
-		rows, err := tx.QueryContext(ctx, `SELECT nextval(pg_get_serial_sequence('api_requests', 'id')) FROM generate_series(1, $1)`, n)
+		// Direct SQL: the request log's writer draws the ids of a batch's plain reads from api_requests' sequence, which ent has no words for; the sequence is named by a constant (pg_get_serial_sequence for every id costs more than the id).
+		rows, err := tx.QueryContext(ctx, `SELECT nextval(`+pq.QuoteLiteral(seq)+`::regclass) FROM generate_series(1, $1)`, n)
 		if err != nil {
 			return nil, err
 		}
@@ -181,6 +182,20 @@ func drawIDs(ctx context.Context, tx *sql.Tx, dia string, n int) ([]int64, error
 		out = append(out, id)
 	}
 	return out, nil
+}
+
+// idSequence is the name of the sequence of api_requests' ids on
+// PostgreSQL.
+func idSequence(ctx context.Context, tx *sql.Tx) (string, error) {
+	var seq sql.NullString
+	// Direct SQL: the name of the sequence of api_requests' identity, which ent has no words for.
+	if err := tx.QueryRowContext(ctx, `SELECT pg_get_serial_sequence('api_requests', 'id')`).Scan(&seq); err != nil {
+		return "", err
+	}
+	if !seq.Valid {
+		return "", errors.New("api_requests.id has no sequence")
+	}
+	return seq.String, nil
 }
 
 // encodeReads appends to b the entries of r: the version, then for each

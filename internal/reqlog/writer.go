@@ -59,6 +59,8 @@ type Writer struct {
 	copyBuf []byte
 	// readBuf is the COPY data of a batch's rows of reads.
 	readBuf []byte
+	// idSeq is the sequence of api_requests' ids on PostgreSQL, once read.
+	idSeq string
 }
 
 // NewWriter returns a writer to st's database that holds at most queue
@@ -304,7 +306,14 @@ func (w *Writer) writeReads(ctx context.Context, conn *sql.Conn, tx *sql.Tx, rea
 	if n == 0 {
 		return nil
 	}
-	ids, err := drawIDs(ctx, tx, w.dialect, n)
+	if w.dialect == dialect.Postgres && w.idSeq == "" {
+		seq, err := idSequence(ctx, tx)
+		if err != nil {
+			return err
+		}
+		w.idSeq = seq
+	}
+	ids, err := drawIDs(ctx, tx, w.dialect, w.idSeq, n)
 	if err != nil {
 		return err
 	}
