@@ -200,13 +200,15 @@ func idSequence(ctx context.Context, tx *sql.Tx) (string, error) {
 
 // encodeReads appends to b the entries of r: the version, then for each
 // request its id and time as the step from the one before (the row's
-// first_id and first_at for the first), its status, duration, path and
-// request id, and its caller's request id, client address and user agent
-// as references into the strings the row has met so far (most requests of
-// one key repeat them).
+// first_id and first_at for the first), its status and duration, its path
+// as the length it shares with the path before and the rest, its request
+// id (appendRequestID), and its caller's request id, client address and
+// user agent as references into the strings the row has met so far (most
+// requests of one key repeat them).
 func encodeReads(b []byte, r *readRow) []byte {
 	b = append(b, readsVersion)
 	prevID, prevAt := r.ids[0], r.reads[0].at.UnixMicro()
+	prevPath := ""
 	dict := map[string]uint64{"": 0}
 	ref := func(s string) {
 		if k, ok := dict[s]; ok {
@@ -225,14 +227,78 @@ func encodeReads(b []byte, r *readRow) []byte {
 		prevID, prevAt = r.ids[i], at
 		b = binary.AppendUvarint(b, uint64(e.status))
 		b = binary.AppendUvarint(b, uint64(max(e.us, 0)))
-		b = appendString(b, e.path)
-		b = appendString(b, e.requestID)
+		shared := commonPrefix(prevPath, e.path)
+		b = binary.AppendUvarint(b, uint64(shared))
+		b = appendString(b, e.path[shared:])
+		prevPath = e.path
+		b = appendRequestID(b, e.requestID)
 		ref(e.clientRequestID)
 		ref(e.addr)
 		ref(e.userAgent)
 	}
 	return b
 }
+
+// commonPrefix is the length of the prefix a and b share.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// appendRequestID appends a request id: one of Larder's (req_ and 26
+// digits of Crockford's base32, as package ids makes them) as a 0 and its
+// 16 bytes, any other as its length plus one and its bytes.
+func appendRequestID(b []byte, id string) []byte {
+	if v, ok := requestIDBytes(id); ok {
+		b = append(b, 0)
+		return append(b, v[:]...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(id))+1)
+	return append(b, id...)
+}
+
+// requestIDBytes is the 128 bits a request id of Larder's spells, and
+// whether id is one: req_, then 26 digits whose first is at most 7 (the
+// top 3 bits of 130), spelled in the digits' upper case.
+func requestIDBytes(id string) (v [16]byte, ok bool) {
+	const prefix = "req_"
+	if len(id) != len(prefix)+26 || id[:len(prefix)] != prefix {
+		return v, false
+	}
+	var hi, lo uint64
+	for i := len(prefix); i < len(id); i++ {
+		d := strings.IndexByte(crockford, id[i])
+		if d < 0 || i == len(prefix) && d > 7 {
+			return v, false
+		}
+		hi = hi<<5 | lo>>59
+		lo = lo<<5 | uint64(d)
+	}
+	binary.BigEndian.PutUint64(v[:8], hi)
+	binary.BigEndian.PutUint64(v[8:], lo)
+	return v, true
+}
+
+// spellRequestID is the request id whose 128 bits are v.
+func spellRequestID(v []byte) string {
+	hi, lo := binary.BigEndian.Uint64(v[:8]), binary.BigEndian.Uint64(v[8:])
+	out := []byte("req_01234567890123456789012345")
+	for i := len(out) - 1; i >= 4; i-- {
+		out[i] = crockford[lo&31]
+		lo = lo>>5 | hi<<59
+		hi >>= 5
+	}
+	return string(out)
+}
+
+// crockford is the digits of Crockford's base32, as package ids spells
+// ids with them.
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
@@ -269,6 +335,26 @@ func decodeReads(rr *ent.APIRequestRead) ([]*ent.APIRequest, error) {
 		b = b[n:]
 		return s
 	}
+	requestID := func() string {
+		n := uv()
+		if n == 0 {
+			if len(b) < 16 {
+				b = nil
+				return ""
+			}
+			id := spellRequestID(b[:16])
+			b = b[16:]
+			return id
+		}
+		if n-1 > uint64(len(b)) {
+			b = nil
+			return ""
+		}
+		id := string(b[:n-1])
+		b = b[n-1:]
+		return id
+	}
+	prevPath := ""
 	dict := []string{""}
 	ref := func() string {
 		k := uv()
@@ -294,8 +380,13 @@ func decodeReads(rr *ent.APIRequestRead) ([]*ent.APIRequest, error) {
 		r.Status = int(uv())
 		r.StatusClass = r.Status / 100
 		r.DurationUs = int64(uv())
-		r.Path = str()
-		r.RequestID = str()
+		shared := uv()
+		if shared > uint64(len(prevPath)) {
+			return nil, errCorrupt
+		}
+		r.Path = prevPath[:shared] + str()
+		prevPath = r.Path
+		r.RequestID = requestID()
 		r.ClientRequestID = ref()
 		r.ClientAddr = ref()
 		r.UserAgent = ref()
