@@ -31,6 +31,8 @@ type APIRequestRead struct {
 	LastAt time.Time `json:"last_at,omitempty"`
 	// The smallest id of the requests held.
 	FirstID int `json:"first_id,omitempty"`
+	// The largest id of the requests held.
+	LastID int `json:"last_id,omitempty"`
 	// How many requests the row holds.
 	Requests int `json:"requests,omitempty"`
 	// The requests' own fields (id, time, status, duration, path and query, request ids, client address, user agent), encoded by package reqlog.
@@ -45,7 +47,7 @@ func (*APIRequestRead) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case apirequestread.FieldEntries:
 			values[i] = new([]byte)
-		case apirequestread.FieldID, apirequestread.FieldAccountID, apirequestread.FieldAPIKeyID, apirequestread.FieldFirstID, apirequestread.FieldRequests:
+		case apirequestread.FieldID, apirequestread.FieldAccountID, apirequestread.FieldAPIKeyID, apirequestread.FieldFirstID, apirequestread.FieldLastID, apirequestread.FieldRequests:
 			values[i] = new(sql.NullInt64)
 		case apirequestread.FieldMethod, apirequestread.FieldOperation:
 			values[i] = new(sql.NullString)
@@ -113,6 +115,12 @@ func (_m *APIRequestRead) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field first_id", values[i])
 			} else if value.Valid {
 				_m.FirstID = int(value.Int64)
+			}
+		case apirequestread.FieldLastID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field last_id", values[i])
+			} else if value.Valid {
+				_m.LastID = int(value.Int64)
 			}
 		case apirequestread.FieldRequests:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -182,6 +190,9 @@ func (_m *APIRequestRead) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("first_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.FirstID))
+	builder.WriteString(", ")
+	builder.WriteString("last_id=")
+	builder.WriteString(fmt.Sprintf("%v", _m.LastID))
 	builder.WriteString(", ")
 	builder.WriteString("requests=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Requests))

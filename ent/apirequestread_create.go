@@ -64,6 +64,12 @@ func (_c *APIRequestReadCreate) SetFirstID(v int) *APIRequestReadCreate {
 	return _c
 }
 
+// SetLastID sets the "last_id" field.
+func (_c *APIRequestReadCreate) SetLastID(v int) *APIRequestReadCreate {
+	_c.mutation.SetLastID(v)
+	return _c
+}
+
 // SetRequests sets the "requests" field.
 func (_c *APIRequestReadCreate) SetRequests(v int) *APIRequestReadCreate {
 	_c.mutation.SetRequests(v)
@@ -131,6 +137,9 @@ func (_c *APIRequestReadCreate) check() error {
 	if _, ok := _c.mutation.FirstID(); !ok {
 		return &ValidationError{Name: "first_id", err: errors.New(`ent: missing required field "APIRequestRead.first_id"`)}
 	}
+	if _, ok := _c.mutation.LastID(); !ok {
+		return &ValidationError{Name: "last_id", err: errors.New(`ent: missing required field "APIRequestRead.last_id"`)}
+	}
 	if _, ok := _c.mutation.Requests(); !ok {
 		return &ValidationError{Name: "requests", err: errors.New(`ent: missing required field "APIRequestRead.requests"`)}
 	}
@@ -191,6 +200,10 @@ func (_c *APIRequestReadCreate) createSpec() (*APIRequestRead, *sqlgraph.CreateS
 	if value, ok := _c.mutation.FirstID(); ok {
 		_spec.SetField(apirequestread.FieldFirstID, field.TypeInt, value)
 		_node.FirstID = value
+	}
+	if value, ok := _c.mutation.LastID(); ok {
+		_spec.SetField(apirequestread.FieldLastID, field.TypeInt, value)
+		_node.LastID = value
 	}
 	if value, ok := _c.mutation.Requests(); ok {
 		_spec.SetField(apirequestread.FieldRequests, field.TypeInt, value)
@@ -283,6 +296,9 @@ func (u *APIRequestReadUpsertOne) UpdateNewValues() *APIRequestReadUpsertOne {
 		}
 		if _, exists := u.create.mutation.FirstID(); exists {
 			s.SetIgnore(apirequestread.FieldFirstID)
+		}
+		if _, exists := u.create.mutation.LastID(); exists {
+			s.SetIgnore(apirequestread.FieldLastID)
 		}
 		if _, exists := u.create.mutation.Requests(); exists {
 			s.SetIgnore(apirequestread.FieldRequests)
@@ -516,6 +532,9 @@ func (u *APIRequestReadUpsertBulk) UpdateNewValues() *APIRequestReadUpsertBulk {
 			}
 			if _, exists := b.mutation.FirstID(); exists {
 				s.SetIgnore(apirequestread.FieldFirstID)
+			}
+			if _, exists := b.mutation.LastID(); exists {
+				s.SetIgnore(apirequestread.FieldLastID)
 			}
 			if _, exists := b.mutation.Requests(); exists {
 				s.SetIgnore(apirequestread.FieldRequests)

@@ -175,6 +175,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			apirequestread.FieldFirstAt:   {Type: field.TypeTime, Column: apirequestread.FieldFirstAt},
 			apirequestread.FieldLastAt:    {Type: field.TypeTime, Column: apirequestread.FieldLastAt},
 			apirequestread.FieldFirstID:   {Type: field.TypeInt, Column: apirequestread.FieldFirstID},
+			apirequestread.FieldLastID:    {Type: field.TypeInt, Column: apirequestread.FieldLastID},
 			apirequestread.FieldRequests:  {Type: field.TypeInt, Column: apirequestread.FieldRequests},
 			apirequestread.FieldEntries:   {Type: field.TypeBytes, Column: apirequestread.FieldEntries},
 		},
@@ -4226,6 +4227,11 @@ func (f *APIRequestReadFilter) WhereLastAt(p entql.TimeP) {
 // WhereFirstID applies the entql int predicate on the first_id field.
 func (f *APIRequestReadFilter) WhereFirstID(p entql.IntP) {
 	f.Where(p.Field(apirequestread.FieldFirstID))
+}
+
+// WhereLastID applies the entql int predicate on the last_id field.
+func (f *APIRequestReadFilter) WhereLastID(p entql.IntP) {
+	f.Where(p.Field(apirequestread.FieldLastID))
 }
 
 // WhereRequests applies the entql int predicate on the requests field.

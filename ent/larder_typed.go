@@ -561,6 +561,8 @@ func (*APIRequestRead) typedColumns(columns []string, row **APIRequestRead) ([]a
 			values[i] = column[APIRequestRead, time.Time]{row, func(n *APIRequestRead) *time.Time { return &n.LastAt }, readTime}
 		case apirequestread.FieldFirstID:
 			values[i] = column[APIRequestRead, int]{row, func(n *APIRequestRead) *int { return &n.FirstID }, readInt[int]}
+		case apirequestread.FieldLastID:
+			values[i] = column[APIRequestRead, int]{row, func(n *APIRequestRead) *int { return &n.LastID }, readInt[int]}
 		case apirequestread.FieldRequests:
 			values[i] = column[APIRequestRead, int]{row, func(n *APIRequestRead) *int { return &n.Requests }, readInt[int]}
 		case apirequestread.FieldEntries:

@@ -3404,6 +3404,8 @@ type APIRequestReadMutation struct {
 	last_at       *time.Time
 	first_id      *int
 	addfirst_id   *int
+	last_id       *int
+	addlast_id    *int
 	requests      *int
 	addrequests   *int
 	entries       *[]byte
@@ -3827,6 +3829,62 @@ func (m *APIRequestReadMutation) ResetFirstID() {
 	m.addfirst_id = nil
 }
 
+// SetLastID sets the "last_id" field.
+func (m *APIRequestReadMutation) SetLastID(i int) {
+	m.last_id = &i
+	m.addlast_id = nil
+}
+
+// LastID returns the value of the "last_id" field in the mutation.
+func (m *APIRequestReadMutation) LastID() (r int, exists bool) {
+	v := m.last_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastID returns the old "last_id" field's value of the APIRequestRead entity.
+// If the APIRequestRead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestReadMutation) OldLastID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastID: %w", err)
+	}
+	return oldValue.LastID, nil
+}
+
+// AddLastID adds i to the "last_id" field.
+func (m *APIRequestReadMutation) AddLastID(i int) {
+	if m.addlast_id != nil {
+		*m.addlast_id += i
+	} else {
+		m.addlast_id = &i
+	}
+}
+
+// AddedLastID returns the value that was added to the "last_id" field in this mutation.
+func (m *APIRequestReadMutation) AddedLastID() (r int, exists bool) {
+	v := m.addlast_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLastID resets all changes to the "last_id" field.
+func (m *APIRequestReadMutation) ResetLastID() {
+	m.last_id = nil
+	m.addlast_id = nil
+}
+
 // SetRequests sets the "requests" field.
 func (m *APIRequestReadMutation) SetRequests(i int) {
 	m.requests = &i
@@ -3953,7 +4011,7 @@ func (m *APIRequestReadMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *APIRequestReadMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.account_id != nil {
 		fields = append(fields, apirequestread.FieldAccountID)
 	}
@@ -3974,6 +4032,9 @@ func (m *APIRequestReadMutation) Fields() []string {
 	}
 	if m.first_id != nil {
 		fields = append(fields, apirequestread.FieldFirstID)
+	}
+	if m.last_id != nil {
+		fields = append(fields, apirequestread.FieldLastID)
 	}
 	if m.requests != nil {
 		fields = append(fields, apirequestread.FieldRequests)
@@ -4003,6 +4064,8 @@ func (m *APIRequestReadMutation) Field(name string) (ent.Value, bool) {
 		return m.LastAt()
 	case apirequestread.FieldFirstID:
 		return m.FirstID()
+	case apirequestread.FieldLastID:
+		return m.LastID()
 	case apirequestread.FieldRequests:
 		return m.Requests()
 	case apirequestread.FieldEntries:
@@ -4030,6 +4093,8 @@ func (m *APIRequestReadMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldLastAt(ctx)
 	case apirequestread.FieldFirstID:
 		return m.OldFirstID(ctx)
+	case apirequestread.FieldLastID:
+		return m.OldLastID(ctx)
 	case apirequestread.FieldRequests:
 		return m.OldRequests(ctx)
 	case apirequestread.FieldEntries:
@@ -4092,6 +4157,13 @@ func (m *APIRequestReadMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFirstID(v)
 		return nil
+	case apirequestread.FieldLastID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastID(v)
+		return nil
 	case apirequestread.FieldRequests:
 		v, ok := value.(int)
 		if !ok {
@@ -4123,6 +4195,9 @@ func (m *APIRequestReadMutation) AddedFields() []string {
 	if m.addfirst_id != nil {
 		fields = append(fields, apirequestread.FieldFirstID)
 	}
+	if m.addlast_id != nil {
+		fields = append(fields, apirequestread.FieldLastID)
+	}
 	if m.addrequests != nil {
 		fields = append(fields, apirequestread.FieldRequests)
 	}
@@ -4140,6 +4215,8 @@ func (m *APIRequestReadMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedAPIKeyID()
 	case apirequestread.FieldFirstID:
 		return m.AddedFirstID()
+	case apirequestread.FieldLastID:
+		return m.AddedLastID()
 	case apirequestread.FieldRequests:
 		return m.AddedRequests()
 	}
@@ -4171,6 +4248,13 @@ func (m *APIRequestReadMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddFirstID(v)
+		return nil
+	case apirequestread.FieldLastID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLastID(v)
 		return nil
 	case apirequestread.FieldRequests:
 		v, ok := value.(int)
@@ -4226,6 +4310,9 @@ func (m *APIRequestReadMutation) ResetField(name string) error {
 		return nil
 	case apirequestread.FieldFirstID:
 		m.ResetFirstID()
+		return nil
+	case apirequestread.FieldLastID:
+		m.ResetLastID()
 		return nil
 	case apirequestread.FieldRequests:
 		m.ResetRequests()

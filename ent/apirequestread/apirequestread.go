@@ -26,6 +26,8 @@ const (
 	FieldLastAt = "last_at"
 	// FieldFirstID holds the string denoting the first_id field in the database.
 	FieldFirstID = "first_id"
+	// FieldLastID holds the string denoting the last_id field in the database.
+	FieldLastID = "last_id"
 	// FieldRequests holds the string denoting the requests field in the database.
 	FieldRequests = "requests"
 	// FieldEntries holds the string denoting the entries field in the database.
@@ -44,6 +46,7 @@ var Columns = []string{
 	FieldFirstAt,
 	FieldLastAt,
 	FieldFirstID,
+	FieldLastID,
 	FieldRequests,
 	FieldEntries,
 }
@@ -109,6 +112,11 @@ func ByLastAt(opts ...sql.OrderTermOption) OrderOption {
 // ByFirstID orders the results by the first_id field.
 func ByFirstID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFirstID, opts...).ToFunc()
+}
+
+// ByLastID orders the results by the last_id field.
+func ByLastID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLastID, opts...).ToFunc()
 }
 
 // ByRequests orders the results by the requests field.

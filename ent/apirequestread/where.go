@@ -89,6 +89,11 @@ func FirstID(v int) predicate.APIRequestRead {
 	return predicate.APIRequestRead(sql.FieldEQ(FieldFirstID, v))
 }
 
+// LastID applies equality check predicate on the "last_id" field. It's identical to LastIDEQ.
+func LastID(v int) predicate.APIRequestRead {
+	return predicate.APIRequestRead(sql.FieldEQ(FieldLastID, v))
+}
+
 // Requests applies equality check predicate on the "requests" field. It's identical to RequestsEQ.
 func Requests(v int) predicate.APIRequestRead {
 	return predicate.APIRequestRead(sql.FieldEQ(FieldRequests, v))
@@ -427,6 +432,46 @@ func FirstIDLT(v int) predicate.APIRequestRead {
 // FirstIDLTE applies the LTE predicate on the "first_id" field.
 func FirstIDLTE(v int) predicate.APIRequestRead {
 	return predicate.APIRequestRead(sql.FieldLTE(FieldFirstID, v))
+}
+
+// LastIDEQ applies the EQ predicate on the "last_id" field.
+func LastIDEQ(v int) predicate.APIRequestRead {
+	return predicate.APIRequestRead(sql.FieldEQ(FieldLastID, v))
+}
+
+// LastIDNEQ applies the NEQ predicate on the "last_id" field.
+func LastIDNEQ(v int) predicate.APIRequestRead {
+	return predicate.APIRequestRead(sql.FieldNEQ(FieldLastID, v))
+}
+
+// LastIDIn applies the In predicate on the "last_id" field.
+func LastIDIn(vs ...int) predicate.APIRequestRead {
+	return predicate.APIRequestRead(sql.FieldIn(FieldLastID, vs...))
+}
+
+// LastIDNotIn applies the NotIn predicate on the "last_id" field.
+func LastIDNotIn(vs ...int) predicate.APIRequestRead {
+	return predicate.APIRequestRead(sql.FieldNotIn(FieldLastID, vs...))
+}
+
+// LastIDGT applies the GT predicate on the "last_id" field.
+func LastIDGT(v int) predicate.APIRequestRead {
+	return predicate.APIRequestRead(sql.FieldGT(FieldLastID, v))
+}
+
+// LastIDGTE applies the GTE predicate on the "last_id" field.
+func LastIDGTE(v int) predicate.APIRequestRead {
+	return predicate.APIRequestRead(sql.FieldGTE(FieldLastID, v))
+}
+
+// LastIDLT applies the LT predicate on the "last_id" field.
+func LastIDLT(v int) predicate.APIRequestRead {
+	return predicate.APIRequestRead(sql.FieldLT(FieldLastID, v))
+}
+
+// LastIDLTE applies the LTE predicate on the "last_id" field.
+func LastIDLTE(v int) predicate.APIRequestRead {
+	return predicate.APIRequestRead(sql.FieldLTE(FieldLastID, v))
 }
 
 // RequestsEQ applies the EQ predicate on the "requests" field.

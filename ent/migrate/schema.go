@@ -159,6 +159,7 @@ var (
 		{Name: "first_at", Type: field.TypeTime},
 		{Name: "last_at", Type: field.TypeTime},
 		{Name: "first_id", Type: field.TypeInt},
+		{Name: "last_id", Type: field.TypeInt},
 		{Name: "requests", Type: field.TypeInt},
 		{Name: "entries", Type: field.TypeBytes},
 	}
@@ -174,9 +175,9 @@ var (
 				Columns: []*schema.Column{APIRequestReadsColumns[1], APIRequestReadsColumns[6], APIRequestReadsColumns[0], APIRequestReadsColumns[2], APIRequestReadsColumns[4]},
 			},
 			{
-				Name:    "apirequestread_account_first_id",
+				Name:    "apirequestread_account_ids",
 				Unique:  false,
-				Columns: []*schema.Column{APIRequestReadsColumns[1], APIRequestReadsColumns[7]},
+				Columns: []*schema.Column{APIRequestReadsColumns[1], APIRequestReadsColumns[7], APIRequestReadsColumns[8]},
 			},
 			{
 				Name:    "apirequestread_last_at",

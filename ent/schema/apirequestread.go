@@ -20,8 +20,9 @@ import (
 // in a row has its own id, drawn from api_requests' ids, so that the
 // console's and the CLI's row ids and cursors name either kind; the row
 // keeps the first of them and the times of its first and last request, by
-// which the log's searches find it. A row spans at most reqlog's maxSpan of
-// time and of ids. The searches, the lookups by id and by request id, and
+// which the log's searches find it, and its first and last id, by which a
+// request is found by its id. A row spans at most reqlog's maxSpan of time
+// and maxIDSpan of ids. The searches, the lookups by id and by request id, and
 // pruning read both tables (package reqlog).
 type APIRequestRead struct{ ent.Schema }
 
@@ -49,6 +50,9 @@ func (APIRequestRead) Fields() []ent.Field {
 		field.Int("first_id").
 			Immutable().
 			Comment("The smallest id of the requests held."),
+		field.Int("last_id").
+			Immutable().
+			Comment("The largest id of the requests held."),
 		field.Int("requests").
 			Immutable().
 			Comment("How many requests the row holds."),
@@ -61,16 +65,16 @@ func (APIRequestRead) Fields() []ent.Field {
 // Indexes serve the log's searches newest first as api_requests' do: the
 // account's time index carries the key and the operation after the time,
 // so that a search for one key's or one operation's requests tests them on
-// the index entry. The account's first ids find the row that holds a
-// request's id (a console link, a cursor). The time alone serves pruning: a
+// the index entry. The account's first and last ids find the row that
+// holds a request's id (a console link, a cursor). The time alone serves pruning: a
 // BRIN index on PostgreSQL, where pruning drops whole days, a B-tree on
 // SQLite.
 func (APIRequestRead) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("account_id", "last_at", "id", "api_key_id", "operation").
 			StorageKey("apirequestread_account_time"),
-		index.Fields("account_id", "first_id").
-			StorageKey("apirequestread_account_first_id"),
+		index.Fields("account_id", "first_id", "last_id").
+			StorageKey("apirequestread_account_ids"),
 		index.Fields("last_at").
 			Annotations(entsql.IndexTypes(map[string]string{dialect.Postgres: "BRIN"})),
 	}

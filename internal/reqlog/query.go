@@ -154,13 +154,23 @@ func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), acct in
 		q.Where(olderThan(cursor.at, cursor.id))
 	}
 	limit := page(f.Limit)
+	// The plain reads first: where a filter matches them, they are most of
+	// the log, and a row older than the page's last read cannot be on the
+	// page, which bounds the search of the rows (for a read operation the
+	// rows hold its errors alone).
+	var reads []*ent.APIRequest
+	if acct != 0 {
+		var err error
+		if reads, err = listReads(ctx, c, acct, f, cursor, limit); err != nil {
+			return nil, err
+		}
+		if len(reads) == limit {
+			q.Where(apirequest.CreatedAtGTE(reads[limit-1].CreatedAt))
+		}
+	}
 	rows, err := q.Order(apirequest.ByCreatedAt(sql.OrderDesc()), apirequest.ByID(sql.OrderDesc())).
 		Limit(limit).
 		All(sys)
-	if err != nil || acct == 0 {
-		return rows, err
-	}
-	reads, err := listReads(ctx, c, acct, f, cursor, limit)
 	if err != nil || len(reads) == 0 {
 		return rows, err
 	}

@@ -403,10 +403,10 @@ func decodeReads(rr *ent.APIRequestRead) ([]*ent.APIRequest, error) {
 
 // readColumns are api_request_reads' columns in the order the writes give
 // them.
-var readColumns = []string{"account_id", "api_key_id", "method", "operation", "first_at", "last_at", "first_id", "requests", "entries"}
+var readColumns = []string{"account_id", "api_key_id", "method", "operation", "first_at", "last_at", "first_id", "last_id", "requests", "entries"}
 
 // putReads stores rs in tx: one COPY on PostgreSQL, one multi-row insert on
-// SQLite (nine parameters a row: a batch's rows stay far below SQLite's
+// SQLite (ten parameters a row: a batch's rows stay far below SQLite's
 // bound).
 func putReads(ctx context.Context, conn *sql.Conn, tx *sql.Tx, dia string, rs []readRow, buf *[]byte) error {
 	if len(rs) == 0 {
@@ -432,6 +432,8 @@ func putReads(ctx context.Context, conn *sql.Conn, tx *sql.Tx, dia string, rs []
 			b = append(b, '\t')
 			b = strconv.AppendInt(b, r.ids[0], 10)
 			b = append(b, '\t')
+			b = strconv.AppendInt(b, r.ids[len(r.ids)-1], 10)
+			b = append(b, '\t')
 			b = strconv.AppendInt(b, int64(len(r.reads)), 10)
 			b = append(b, '\t')
 			b = store.AppendCopyBytea(b, enc)
@@ -448,9 +450,9 @@ func putReads(ctx context.Context, conn *sql.Conn, tx *sql.Tx, dia string, rs []
 		if i > 0 {
 			q.WriteByte(',')
 		}
-		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 		args = append(args, r.account, r.key, r.method, r.operation, r.reads[0].at, r.reads[len(r.reads)-1].at, r.ids[0],
-			int64(len(r.reads)), encodeReads(nil, r))
+			r.ids[len(r.ids)-1], int64(len(r.reads)), encodeReads(nil, r))
 	}
 	// Direct SQL: the request log's writer stores a batch's plain reads, grouped by key and operation, in one multi-row insert; api_request_reads is system-only and emits no event.
 	_, err := tx.ExecContext(ctx, q.String(), args...)
@@ -537,7 +539,8 @@ func listReads(ctx context.Context, c *ent.Client, acct int, f Filter, cursor *p
 	sys := policy.System(ctx)
 	var found []*ent.APIRequest
 	var after *ent.APIRequestRead
-	for chunk := 4; ; chunk = min(chunk*4, 256) {
+	read := 0
+	for chunk := min(limit, 8); ; {
 		q := c.APIRequestRead.Query().Where(where...)
 		if after != nil {
 			q.Where(apirequestread.Or(apirequestread.LastAtLT(after.LastAt),
@@ -564,6 +567,7 @@ func listReads(ctx context.Context, c *ent.Client, acct int, f Filter, cursor *p
 			break
 		}
 		after = rrs[len(rrs)-1]
+		read += len(rrs)
 		if len(found) >= limit {
 			slices.SortFunc(found, newestFirst)
 			found = found[:limit]
@@ -572,7 +576,14 @@ func listReads(ctx context.Context, c *ent.Client, acct int, f Filter, cursor *p
 			if found[limit-1].CreatedAt.After(after.LastAt) {
 				break
 			}
+			// Rows of other keys and operations of the same batches may.
+			chunk = 4
+			continue
 		}
+		// As many rows as the requests still wanted take, at the rate the
+		// rows read so far held them.
+		perRow := max(len(found)/read, 1)
+		chunk = min(max((limit-len(found))/perRow+1, 4), 256)
 	}
 	slices.SortFunc(found, newestFirst)
 	if len(found) > limit {
@@ -581,29 +592,41 @@ func listReads(ctx context.Context, c *ent.Client, acct int, f Filter, cursor *p
 	return found, nil
 }
 
-// readByID returns account acct's plain read with id id, or nil: it is in
-// the row of reads whose first id is at most id and more than id less
-// maxIDSpan.
+// readByID returns account acct's plain read with id id, or nil. It is in
+// a row whose first id is at most id, more than id less maxIDSpan, and whose
+// last id is at least id: the rows are read from the largest first id down
+// (the row that holds id is nearly always the first; a row another writer
+// drew ids beside may cover it too), a few at a time.
 func readByID(ctx context.Context, c *ent.Client, acct, id int) (*ent.APIRequest, error) {
 	// System viewer: the request log is system-only; the query is confined to the account.
-	rrs, err := c.APIRequestRead.Query().
-		Where(apirequestread.AccountID(acct), apirequestread.FirstIDLTE(id), apirequestread.FirstIDGT(id-maxIDSpan)).
-		All(policy.System(ctx))
-	if err != nil {
-		return nil, err
-	}
-	for _, rr := range rrs {
-		rs, err := decodeReads(rr)
+	sys := policy.System(ctx)
+	below := id + 1
+	for {
+		rrs, err := c.APIRequestRead.Query().
+			Where(apirequestread.AccountID(acct), apirequestread.FirstIDLT(below), apirequestread.FirstIDGT(id-maxIDSpan),
+				apirequestread.LastIDGTE(id)).
+			Order(apirequestread.ByFirstID(entsql.OrderDesc())).
+			Limit(4).
+			All(sys)
 		if err != nil {
-			return nil, fmt.Errorf("request log: reads row %d: %w", rr.ID, err)
+			return nil, err
 		}
-		for _, r := range rs {
-			if r.ID == id {
-				return r, nil
+		for _, rr := range rrs {
+			rs, err := decodeReads(rr)
+			if err != nil {
+				return nil, fmt.Errorf("request log: reads row %d: %w", rr.ID, err)
 			}
+			for _, r := range rs {
+				if r.ID == id {
+					return r, nil
+				}
+			}
+			below = rr.FirstID
+		}
+		if len(rrs) < 4 {
+			return nil, nil
 		}
 	}
-	return nil, nil
 }
 
 // findRead returns the plain read of account acct with request id rid that
