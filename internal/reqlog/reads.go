@@ -42,8 +42,11 @@ const (
 	// last.
 	maxSpan = time.Minute
 	// maxIDSpan bounds the ids of a row of reads: its last is less than
-	// its first plus maxIDSpan.
-	maxIDSpan = 1 << 16
+	// its first plus maxIDSpan. A batch draws at most batchSize ids, so a
+	// row is cut only where another writer drew thousands between two of
+	// its ids; the search for an id reads the rows whose first id is
+	// within maxIDSpan below it.
+	maxIDSpan = 1 << 12
 	// maxReads bounds the requests of a row of reads.
 	maxReads = 1000
 	// readsVersion is the first byte of a row's entries: the encoding's.
@@ -593,40 +596,30 @@ func listReads(ctx context.Context, c *ent.Client, acct int, f Filter, cursor *p
 }
 
 // readByID returns account acct's plain read with id id, or nil. It is in
-// a row whose first id is at most id, more than id less maxIDSpan, and whose
-// last id is at least id: the rows are read from the largest first id down
-// (the row that holds id is nearly always the first; a row another writer
-// drew ids beside may cover it too), a few at a time.
+// one of the rows whose ids cover it: first id at most id (and more than id
+// less maxIDSpan), last id at least id; nearly always one row, a few where
+// another writer drew ids beside this one's.
 func readByID(ctx context.Context, c *ent.Client, acct, id int) (*ent.APIRequest, error) {
 	// System viewer: the request log is system-only; the query is confined to the account.
-	sys := policy.System(ctx)
-	below := id + 1
-	for {
-		rrs, err := c.APIRequestRead.Query().
-			Where(apirequestread.AccountID(acct), apirequestread.FirstIDLT(below), apirequestread.FirstIDGT(id-maxIDSpan),
-				apirequestread.LastIDGTE(id)).
-			Order(apirequestread.ByFirstID(entsql.OrderDesc())).
-			Limit(4).
-			All(sys)
+	rrs, err := c.APIRequestRead.Query().
+		Where(apirequestread.AccountID(acct), apirequestread.FirstIDLTE(id), apirequestread.FirstIDGT(id-maxIDSpan),
+			apirequestread.LastIDGTE(id)).
+		All(policy.System(ctx))
+	if err != nil {
+		return nil, err
+	}
+	for _, rr := range rrs {
+		rs, err := decodeReads(rr)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("request log: reads row %d: %w", rr.ID, err)
 		}
-		for _, rr := range rrs {
-			rs, err := decodeReads(rr)
-			if err != nil {
-				return nil, fmt.Errorf("request log: reads row %d: %w", rr.ID, err)
+		for _, r := range rs {
+			if r.ID == id {
+				return r, nil
 			}
-			for _, r := range rs {
-				if r.ID == id {
-					return r, nil
-				}
-			}
-			below = rr.FirstID
-		}
-		if len(rrs) < 4 {
-			return nil, nil
 		}
 	}
+	return nil, nil
 }
 
 // findRead returns the plain read of account acct with request id rid that

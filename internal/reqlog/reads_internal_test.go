@@ -152,3 +152,31 @@ func TestSplitReadsAndGiveIDs(t *testing.T) {
 		}
 	}
 }
+
+// A log loaded in bulk is cut into runs as the writer's batches are: at
+// most batchSize rows, each run within the span of its first row.
+func TestBatches(t *testing.T) {
+	base := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	var rows []row
+	for _, ms := range []int{0, 100, 250, 251, 300, -10, 900} {
+		rows = append(rows, row{at: base.Add(time.Duration(ms) * time.Millisecond)})
+	}
+	var sizes []int
+	for _, b := range batches(rows, 250*time.Millisecond) {
+		sizes = append(sizes, len(b))
+	}
+	if d := cmp.Diff([]int{3, 2, 1, 1}, sizes); d != "" {
+		t.Errorf("runs (-want +got):\n%s", d)
+	}
+	many := make([]row, 2*batchSize+1)
+	for i := range many {
+		many[i].at = base
+	}
+	sizes = sizes[:0]
+	for _, b := range batches(many, maxSpan) {
+		sizes = append(sizes, len(b))
+	}
+	if d := cmp.Diff([]int{batchSize, batchSize, 1}, sizes); d != "" {
+		t.Errorf("runs of one instant (-want +got):\n%s", d)
+	}
+}

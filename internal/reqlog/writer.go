@@ -290,11 +290,34 @@ func appendCopyBody(b, body []byte) []byte {
 // most span, the others as rows of api_requests; COPY on PostgreSQL,
 // multi-row INSERTs on SQLite, then one upsert of the counts.
 func (w *Writer) put(ctx context.Context, rows []row, span time.Duration) error {
-	reads, others := splitReads(rows, span)
+	var reads []readRow
+	var others []row
+	for _, b := range batches(rows, span) {
+		r, o := splitReads(b, span)
+		reads, others = append(reads, r...), append(others, o...)
+	}
 	if w.dialect == dialect.Postgres {
 		return w.postgres(ctx, rows, reads, others)
 	}
 	return w.sqlite(ctx, rows, reads, others)
+}
+
+// batches cuts rows, in their order, into runs as the writer's batches
+// are: at most batchSize rows, each run's arrivals within span of its
+// first's. The writer's own batch is one run; a log loaded in bulk (Load)
+// is stored as a writer would have stored it, each run's plain reads
+// taking their ids together.
+func batches(rows []row, span time.Duration) [][]row {
+	var out [][]row
+	for start := 0; start < len(rows); {
+		end := start + 1
+		for end < len(rows) && end-start < batchSize && rows[end].at.Sub(rows[start].at) <= span && rows[start].at.Sub(rows[end].at) <= span {
+			end++
+		}
+		out = append(out, rows[start:end])
+		start = end
+	}
+	return out
 }
 
 // writeReads draws the ids of reads and stores them in tx.
