@@ -542,18 +542,30 @@ func listReads(ctx context.Context, c *ent.Client, acct int, f Filter, cursor *p
 	sys := policy.System(ctx)
 	var found []*ent.APIRequest
 	var after *ent.APIRequestRead
+	// read is how many of the rows this statement returns were read
+	// before (the first ones).
 	read := 0
-	for chunk := min(limit, 8); ; {
+	// The first rows are read again with a larger LIMIT rather than after
+	// a keyset condition: one statement text for every depth, whose
+	// prepared plan PostgreSQL keeps generic, where a keyset's is planned
+	// again for its values over every day partition (milliseconds). Past
+	// the largest chunk, the search goes on from the last row read.
+	step := 0
+	for chunk := chunks[0]; ; {
 		q := c.APIRequestRead.Query().Where(where...)
-		if after != nil {
-			q.Where(apirequestread.Or(apirequestread.LastAtLT(after.LastAt),
-				apirequestread.And(apirequestread.LastAt(after.LastAt), apirequestread.IDLT(after.ID))))
+		if after != nil && step >= len(chunks) {
+			q.Where(readsOlderThan(after.LastAt, after.ID))
 		}
 		rrs, err := q.Order(apirequestread.ByLastAt(entsql.OrderDesc()), apirequestread.ByID(entsql.OrderDesc())).Limit(chunk).All(sys)
 		if err != nil {
 			return nil, err
 		}
-		for _, rr := range rrs {
+		fresh := rrs
+		if step < len(chunks) {
+			// The rows before read are the first of these.
+			fresh = rrs[min(read, len(rrs)):]
+		}
+		for _, rr := range fresh {
 			rs, err := decodeReads(rr)
 			if err != nil {
 				return nil, fmt.Errorf("request log: reads row %d: %w", rr.ID, err)
@@ -566,11 +578,11 @@ func listReads(ctx context.Context, c *ent.Client, acct int, f Filter, cursor *p
 				found = append(found, r)
 			}
 		}
+		read += len(fresh)
 		if len(rrs) < chunk {
 			break
 		}
 		after = rrs[len(rrs)-1]
-		read += len(rrs)
 		if len(found) >= limit {
 			slices.SortFunc(found, newestFirst)
 			found = found[:limit]
@@ -579,20 +591,47 @@ func listReads(ctx context.Context, c *ent.Client, acct int, f Filter, cursor *p
 			if found[limit-1].CreatedAt.After(after.LastAt) {
 				break
 			}
-			// Rows of other keys and operations of the same batches may.
-			chunk = 4
-			continue
 		}
-		// As many rows as the requests still wanted take, at the rate the
-		// rows read so far held them.
-		perRow := max(len(found)/read, 1)
-		chunk = min(max((limit-len(found))/perRow+1, 4), 256)
+		// The next size: as many rows as the requests still wanted take, at
+		// the rate the rows read so far held them (a few more when the page
+		// is full: rows of other keys and operations of the same batches
+		// may hold newer requests); past the sizes, the largest, after the
+		// last row read.
+		perRow := max(len(found)/max(read, 1), 1)
+		want := read + max(limit-len(found), 1)/perRow + 1
+		for step < len(chunks) && chunks[step] < want {
+			step++
+		}
+		if step < len(chunks) {
+			chunk = chunks[step]
+		} else {
+			chunk, read = chunks[len(chunks)-1], 0
+		}
 	}
 	slices.SortFunc(found, newestFirst)
 	if len(found) > limit {
 		found = found[:limit]
 	}
 	return found, nil
+}
+
+// chunks are the numbers of rows of reads a search reads at once: a few
+// sizes, so that the statements a server keeps prepared (one for each
+// text, the LIMIT written in it) stay few.
+var chunks = []int{8, 32, 128, 512}
+
+// readsOlderThan is (last_at, id) < (at, id), the keyset condition the
+// account's time index of the rows of reads answers in order (written as
+// one row comparison, which PostgreSQL takes as a bound of the index scan
+// in a prepared statement's plan too, where an OR of two conditions is a
+// filter on every row newer than the bound).
+func readsOlderThan(at time.Time, id int) func(*entsql.Selector) {
+	return func(s *entsql.Selector) {
+		s.Where(entsql.P(func(b *entsql.Builder) {
+			b.WriteString("(" + s.C(apirequestread.FieldLastAt) + ", " + s.C(apirequestread.FieldID)).
+				WriteString(") < (").Arg(at).Comma().Arg(id).WriteString(")")
+		}))
+	}
 }
 
 // readByID returns account acct's plain read with id id, or nil. It is in
