@@ -545,6 +545,10 @@ func listReads(ctx context.Context, c *ent.Client, acct int, f Filter, cursor *p
 	// read is how many of the rows this statement returns were read
 	// before (the first ones).
 	read := 0
+	// The numbers of rows read at once: a few, as the statements a server
+	// keeps prepared are one for each text (the LIMIT written in it), and
+	// the second enough for a page of rows of one request each.
+	chunks := []int{8, limit + 8, 4 * limit, 16 * limit}
 	// The first rows are read again with a larger LIMIT rather than after
 	// a keyset condition: one statement text for every depth, whose
 	// prepared plan PostgreSQL keeps generic, where a keyset's is planned
@@ -614,11 +618,6 @@ func listReads(ctx context.Context, c *ent.Client, acct int, f Filter, cursor *p
 	}
 	return found, nil
 }
-
-// chunks are the numbers of rows of reads a search reads at once: a few
-// sizes, so that the statements a server keeps prepared (one for each
-// text, the LIMIT written in it) stay few.
-var chunks = []int{8, 32, 128, 512}
 
 // readsOlderThan is (last_at, id) < (at, id), the keyset condition the
 // account's time index of the rows of reads answers in order (written as
