@@ -14,7 +14,6 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
-	"github.com/lib/pq"
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/apirequestread"
@@ -149,7 +148,7 @@ func drawIDs(ctx context.Context, tx *sql.Tx, dia, seq string, n int) ([]int64, 
 	out := make([]int64, 0, n)
 	if dia == dialect.Postgres {
 		// Direct SQL: the request log's writer draws the ids of a batch's plain reads from api_requests' sequence, which ent has no words for; the sequence is named by a constant (pg_get_serial_sequence for every id costs more than the id).
-		rows, err := tx.QueryContext(ctx, `SELECT nextval(`+pq.QuoteLiteral(seq)+`::regclass) FROM generate_series(1, $1)`, n)
+		rows, err := tx.QueryContext(ctx, `SELECT nextval('`+strings.ReplaceAll(seq, "'", "''")+`'::regclass) FROM generate_series(1, $1)`, n)
 		if err != nil {
 			return nil, err
 		}
