@@ -191,54 +191,39 @@ const deliveryBatch = 1000
 // On PostgreSQL a batch is one account's events, locked FOR UPDATE SKIP
 // LOCKED by account: a Citus cluster, where events are on the shards of
 // their account, locks rows only in a statement that names one account.
-// The accounts come from the oldest events not yet fanned out, read without
-// a lock.
+// The accounts are those with events not yet fanned out, read first
+// without a lock.
 func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
 	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
-	total := 0
-	for {
-		accounts := []int{0} // SQLite: every account at once
-		if d.lock() {
-			var err error
-			if accounts, err = pendingAccounts(sys, d.st.Client); err != nil || len(accounts) == 0 {
-				return total, err
-			}
+	accounts := []int{0} // SQLite: every account at once
+	if d.lock() {
+		var err error
+		accounts, err = d.st.Client.Event.Query().Where(event.DispatchedAtIsNil()).
+			GroupBy(event.FieldAccountID).Ints(sys)
+		if err != nil {
+			return 0, err
 		}
-		full := false // a batch was full: there may be more
-		for _, account := range accounts {
+		slices.Sort(accounts)
+	}
+	total := 0
+	for _, account := range accounts {
+		for {
 			n, err := d.fanOutBatch(sys, account)
+			total += n
 			if err != nil {
 				return total, err
 			}
-			total += n
-			full = full || n == fanOutBatch
-		}
-		if !full {
-			return total, nil
+			if n < fanOutBatch {
+				break
+			}
 		}
 	}
+	return total, nil
 }
 
 // fanOutBatch is the most events one transaction of FanOut fans out.
 const fanOutBatch = 100
-
-// pendingAccounts are the accounts of the oldest events not yet fanned out,
-// oldest first.
-func pendingAccounts(ctx context.Context, c *ent.Client) ([]int, error) {
-	evs, err := c.Event.Query().Where(event.DispatchedAtIsNil()).Order(event.ByID()).Limit(fanOutBatch).
-		Select(event.FieldAccountID).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []int
-	for _, ev := range evs {
-		if !slices.Contains(out, ev.AccountID) {
-			out = append(out, ev.AccountID)
-		}
-	}
-	return out, nil
-}
 
 // fanOutBatch fans out, in one transaction, up to fanOutBatch events: of
 // account, locked, on PostgreSQL; of every account on SQLite (account 0).
