@@ -23,6 +23,16 @@
 # (bench/load, CONCURRENCY=16 for DURATION=10s each, one organization's test
 # account), for comparing WORKERS=1 with WORKERS=2.
 #
+# With MOVE=1 it then moves an account between workers under load: while
+# WRITERS=4 loops create tags for the second organization's test account,
+# each POST with an Idempotency-Key of its own, the account's shard group
+# (every distributed table's shard holding it, co-located) moves to the
+# other worker (citus_move_shard_placement, MOVE_MODE=block_writes, or
+# force_logical); the writers go on for 2 s after the move. Every write
+# answered 2xx must then be in the database; the script reports the writes,
+# their answers, the move's time, and exits 1 if one is lost or the move
+# failed.
+#
 # Parameters (environment): PORT=28500 (the coordinator; the workers take the
 # next ports, Larder the one after them), WORKERS=2, RESULTS (directory),
 # KEEP=0 (1: leave the cluster running and its data directories in place),
@@ -35,6 +45,9 @@ PORT=${PORT:-28500}
 WORKERS=${WORKERS:-2}
 KEEP=${KEEP:-0}
 MEASURE=${MEASURE:-0}
+MOVE=${MOVE:-0}
+MOVE_MODE=${MOVE_MODE:-block_writes}
+WRITERS=${WRITERS:-4}
 SUITES=${SUITES:-}
 DURATION=${DURATION:-10s}
 CONCURRENCY=${CONCURRENCY:-16}
@@ -84,6 +97,7 @@ for ((i = 0; i < NODES; i++)); do
 		citus.stat_statements_track = 'all'
 		max_connections = 200
 		fsync = off
+		wal_level = logical
 	EOF
 	as_pg "$PGBIN/pg_ctl" -D "$d" -l "$d/log" -w start >/dev/null
 	psql -X -q -v ON_ERROR_STOP=1 "postgres://postgres@127.0.0.1:$((PORT + i))/postgres" \
@@ -148,6 +162,57 @@ for name in "Boulangerie Nord" "Fromagerie Sud"; do
 done
 echo "API calls that failed: $failed" | tee -a "$RESULTS/report.txt"
 
+if [[ $MOVE == 1 ]]; then
+	echo "== move the second organization's test account between workers under load ($WRITERS writers, $MOVE_MODE)"
+	account=$(psql -X -At "$DB" -c "SELECT id FROM accounts WHERE organization_id = $org AND environment = 'test'")
+	shard=$(psql -X -At "$DB" -c "SELECT get_shard_id_for_distribution_column('products', $account)")
+	from=$(psql -X -At "$DB" -c "SELECT nodeport FROM citus_shards WHERE shardid = $shard")
+	to=$(psql -X -At "$DB" -c "SELECT nodeport FROM pg_dist_node WHERE noderole = 'primary' AND groupid > 0 AND nodeport <> $from ORDER BY nodeport LIMIT 1")
+	rm -f "$RESULTS"/move-writes-*.txt "$RESULTS/move.stop"
+	writer() { # i: creates tags until move.stop exists, one line per answer: status name sent answered
+		local i=$1 n=0 name s t
+		while [[ ! -e $RESULTS/move.stop ]]; do
+			n=$((n + 1))
+			name=move-$i-$n
+			t=$(date +%s.%N)
+			s=$(curl -s -o /dev/null -w '%{http_code}' -m 60 -X POST -H "Authorization: Bearer $key" -H "Idempotency-Key: $name" \
+				-H 'Content-Type: application/json' -d "{\"name\":\"$name\",\"ref_type\":\"PRODUCT\"}" "http://127.0.0.1:$LPORT/v1/tags")
+			echo "$s $name $t $(date +%s.%N)" >>"$RESULTS/move-writes-$i.txt"
+		done
+	}
+	pids=()
+	for ((i = 1; i <= WRITERS; i++)); do
+		writer "$i" &
+		pids+=($!)
+	done
+	sleep 2
+	started=$(date +%s.%N)
+	moved=1
+	if ! psql -X -q -v ON_ERROR_STOP=1 "$DB" -c "SELECT citus_move_shard_placement($shard, '127.0.0.1', $from, '127.0.0.1', $to, shard_transfer_mode => '$MOVE_MODE')" \
+		>"$RESULTS/move.log" 2>&1; then
+		moved=0
+		echo "citus: the move failed: $(head -c 300 "$RESULTS/move.log")" >&2
+		failed=$((failed + 1))
+	fi
+	ended=$(date +%s.%N)
+	took=$(printf '%.1f' "$(echo "$ended - $started" | bc)")
+	sleep 2
+	touch "$RESULTS/move.stop"
+	wait "${pids[@]}"
+	cat "$RESULTS"/move-writes-*.txt >"$RESULTS/move-writes.txt"
+	awk '$1 ~ /^2/ {print $2}' "$RESULTS/move-writes.txt" | sort >"$RESULTS/move-acknowledged.txt"
+	psql -X -At "$DB" -c "SELECT name FROM tags WHERE account_id = $account AND name LIKE 'move-%'" | sort >"$RESULTS/move-stored.txt"
+	comm -23 "$RESULTS/move-acknowledged.txt" "$RESULTS/move-stored.txt" >"$RESULTS/move-lost.txt"
+	now=$(psql -X -At "$DB" -c "SELECT nodeport FROM citus_shards WHERE shardid = $shard")
+	echo "move ($MOVE_MODE) of account $account's shard group from $from to $to: $([[ $moved == 1 ]] && echo "done in $took s, now on $now" || echo failed);" \
+		"writes: $(wc -l <"$RESULTS/move-writes.txt") ($(awk -v a="$started" -v b="$ended" '$4 >= a && $3 <= b' "$RESULTS/move-writes.txt" | wc -l) while the move ran), answered 2xx $(wc -l <"$RESULTS/move-acknowledged.txt")," \
+		"otherwise $(awk '$1 !~ /^2/' "$RESULTS/move-writes.txt" | wc -l)$(awk '$1 !~ /^2/ {print $1}' "$RESULTS/move-writes.txt" | sort | uniq -c |
+			awk '{printf "%s%s x%s", (NR == 1 ? " (" : ", "), $2, $1} END {if (NR) printf ")"}');" \
+		"2xx writes not in the database: $(wc -l <"$RESULTS/move-lost.txt")" | tee -a "$RESULTS/report.txt"
+	if [[ -s $RESULTS/move-lost.txt || $now != "$to" ]]; then
+		failed=$((failed + 1))
+	fi
+fi
 if [[ $MEASURE == 1 ]]; then
 	echo "== rates on $WORKERS workers (bench/load, c=$CONCURRENCY, $DURATION each)"
 	: >"$RESULTS/get-paths.txt"

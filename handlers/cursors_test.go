@@ -17,7 +17,9 @@ import (
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 
+	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/migrate"
+	"larder.dev/larder/internal/platform/dberror"
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/openapi"
@@ -165,11 +167,27 @@ func (r *rowsTable) touch(id int, at time.Time) bool {
 	if !r.has("updated_at") || !r.mine(id) {
 		return false
 	}
-	q := fmt.Sprintf("UPDATE %s SET updated_at = %s WHERE id = %s", r.t.Name, r.ph(1), r.ph(2))
-	if _, err := r.a.st.DB.Exec(q, at, id); err != nil {
-		r.a.t.Fatal(err)
-	}
+	r.exec(fmt.Sprintf("UPDATE %s SET updated_at = %s WHERE id = %s AND account_id = %s", r.t.Name, r.ph(1), r.ph(2), r.ph(3)), at, id, r.account)
 	return true
+}
+
+// exec runs a write of the walk's own, by account as the API's are (on a
+// Citus cluster, on the account's shard alone), and runs it again when the
+// database chose it as a deadlock's victim, as the API's transactions do
+// (ent.RunInTx). On a cluster a write of an account's row in a shared
+// table, a reference table there, takes Citus's exclusive lock on that
+// table and on accounts and organizations, in an order the creation of an
+// organization by a test running meanwhile takes the other way.
+func (r *rowsTable) exec(q string, args ...any) {
+	for attempt := 1; ; attempt++ {
+		_, err := r.a.st.DB.Exec(q, args...)
+		if err == nil {
+			return
+		}
+		if !dberror.Retryable(err) || attempt == ent.TxAttempts {
+			r.a.t.Fatal(err)
+		}
+	}
 }
 
 // copyRow inserts a copy of the row id with a new id (its unique texts
@@ -204,10 +222,10 @@ func (r *rowsTable) copyRow(id int) int {
 			vals = append(vals, c.Name)
 		}
 	}
-	q := fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE id = %s RETURNING id",
-		r.t.Name, strings.Join(cols, ", "), strings.Join(vals, ", "), r.t.Name, r.ph(1))
+	q := fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE id = %s AND account_id = %s RETURNING id",
+		r.t.Name, strings.Join(cols, ", "), strings.Join(vals, ", "), r.t.Name, r.ph(1), r.ph(2))
 	var n int
-	if err := r.a.st.DB.QueryRow(q, id).Scan(&n); err != nil {
+	if err := r.a.st.DB.QueryRow(q, id, r.account).Scan(&n); err != nil {
 		return 0 // a unique key of numbers, or a text too long for a suffix
 	}
 	r.copies = append(r.copies, n)
@@ -215,10 +233,7 @@ func (r *rowsTable) copyRow(id int) int {
 }
 
 func (r *rowsTable) remove(id int) {
-	q := fmt.Sprintf("DELETE FROM %s WHERE id = %s", r.t.Name, r.ph(1))
-	if _, err := r.a.st.DB.Exec(q, id); err != nil {
-		r.a.t.Fatal(err)
-	}
+	r.exec(fmt.Sprintf("DELETE FROM %s WHERE id = %s AND account_id = %s", r.t.Name, r.ph(1), r.ph(2)), id, r.account)
 	r.copies = slices.DeleteFunc(r.copies, func(x int) bool { return x == id })
 }
 

@@ -146,6 +146,16 @@ func newFaults(t *testing.T, st *store.Store, account int) *faults {
 	if st.Dialect == dialect.Postgres {
 		stmts = []string{
 			`CREATE TABLE IF NOT EXISTS test_faults (what text NOT NULL, account_id bigint NOT NULL)`,
+			// On a Citus cluster the triggers run on the workers, beside the
+			// shards of purchase_orders and idempotency_keys: there the
+			// faults must be readable too, so the table is on every node.
+			`DO $$ BEGIN
+				IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+					IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'test_faults'::regclass) THEN
+						PERFORM create_reference_table('test_faults');
+					END IF;
+				END IF;
+			END $$`,
 			`CREATE OR REPLACE FUNCTION test_fault() RETURNS trigger LANGUAGE plpgsql AS $$
 			BEGIN
 				IF EXISTS (SELECT 1 FROM test_faults WHERE what = TG_ARGV[0] AND account_id = COALESCE(NEW.account_id, OLD.account_id)) THEN
@@ -153,6 +163,9 @@ func newFaults(t *testing.T, st *store.Store, account int) *faults {
 				END IF;
 				RETURN COALESCE(NEW, OLD);
 			END $$`,
+			// Citus refuses a trigger on a distributed table unless told it
+			// is wanted; PostgreSQL alone keeps the setting as a placeholder.
+			`SET LOCAL citus.enable_unsafe_triggers = on`,
 			`CREATE OR REPLACE TRIGGER test_fault_work BEFORE INSERT ON purchase_orders FOR EACH ROW EXECUTE FUNCTION test_fault('work')`,
 			`CREATE OR REPLACE TRIGGER test_fault_release BEFORE DELETE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION test_fault('release')`,
 		}
@@ -167,10 +180,18 @@ func newFaults(t *testing.T, st *store.Store, account int) *faults {
 			BEGIN SELECT RAISE(ABORT, 'test fault: release'); END`,
 		}
 	}
+	tx, err := st.DB.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
 	for _, s := range stmts {
-		if _, err := st.DB.Exec(s); err != nil {
+		if _, err := tx.Exec(s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.set() })
 	return f
@@ -303,8 +324,11 @@ func TestIdempotencyKeyRowHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer row.Rollback()
-	if _, err := row.Exec(`SELECT 1 FROM idempotency_keys WHERE id = $1 FOR UPDATE`, key); err != nil {
+	// By account and id: on a cluster a row lock is taken on one shard only.
+	if res, err := row.Exec(`SELECT 1 FROM idempotency_keys WHERE account_id = $1 AND id = $2 FOR UPDATE`, account, key); err != nil {
 		t.Fatal(err)
+	} else if n, _ := res.RowsAffected(); n != 1 {
+		t.Fatalf("held %d key rows, want the claimed one", n)
 	}
 
 	// The first request is still running: a duplicate is refused, and told

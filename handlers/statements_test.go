@@ -32,7 +32,7 @@ type statements struct {
 }
 
 func (s *statements) see(c store.Call) {
-	if c.Op == store.OpPrepare || strings.HasPrefix(c.SQL, "UPDATE api_keys SET last_used_at") {
+	if c.Op == store.OpPrepare || strings.Contains(c.SQL, "UPDATE api_keys SET last_used_at") {
 		return
 	}
 	s.mu.Lock()

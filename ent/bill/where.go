@@ -941,7 +941,12 @@ func HasSupplier() predicate.Bill {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, SupplierTable, SupplierColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -949,6 +954,12 @@ func HasSupplier() predicate.Bill {
 func HasSupplierWith(preds ...predicate.Supplier) predicate.Bill {
 	return predicate.Bill(func(s *sql.Selector) {
 		step := newSupplierStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -964,7 +975,12 @@ func HasPurchaseOrder() predicate.Bill {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, PurchaseOrderTable, PurchaseOrderColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -972,6 +988,12 @@ func HasPurchaseOrder() predicate.Bill {
 func HasPurchaseOrderWith(preds ...predicate.PurchaseOrder) predicate.Bill {
 	return predicate.Bill(func(s *sql.Selector) {
 		step := newPurchaseOrderStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -987,7 +1009,12 @@ func HasLines() predicate.Bill {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, LinesTable, LinesColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -995,6 +1022,12 @@ func HasLines() predicate.Bill {
 func HasLinesWith(preds ...predicate.BillLine) predicate.Bill {
 	return predicate.Bill(func(s *sql.Selector) {
 		step := newLinesStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

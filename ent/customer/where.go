@@ -915,7 +915,12 @@ func HasCustomerType() predicate.Customer {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, CustomerTypeTable, CustomerTypeColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -923,6 +928,12 @@ func HasCustomerType() predicate.Customer {
 func HasCustomerTypeWith(preds ...predicate.CustomerType) predicate.Customer {
 	return predicate.Customer(func(s *sql.Selector) {
 		step := newCustomerTypeStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -938,7 +949,12 @@ func HasPriceList() predicate.Customer {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, PriceListTable, PriceListColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -946,6 +962,12 @@ func HasPriceList() predicate.Customer {
 func HasPriceListWith(preds ...predicate.PriceList) predicate.Customer {
 	return predicate.Customer(func(s *sql.Selector) {
 		step := newPriceListStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -961,7 +983,12 @@ func HasSalesperson() predicate.Customer {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, SalespersonTable, SalespersonColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -969,6 +996,12 @@ func HasSalesperson() predicate.Customer {
 func HasSalespersonWith(preds ...predicate.Salesperson) predicate.Customer {
 	return predicate.Customer(func(s *sql.Selector) {
 		step := newSalespersonStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -984,7 +1017,12 @@ func HasShippingMethod() predicate.Customer {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, ShippingMethodTable, ShippingMethodColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -992,6 +1030,12 @@ func HasShippingMethod() predicate.Customer {
 func HasShippingMethodWith(preds ...predicate.ShippingMethod) predicate.Customer {
 	return predicate.Customer(func(s *sql.Selector) {
 		step := newShippingMethodStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -1007,7 +1051,12 @@ func HasTaxRate() predicate.Customer {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, TaxRateTable, TaxRateColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -1015,6 +1064,12 @@ func HasTaxRate() predicate.Customer {
 func HasTaxRateWith(preds ...predicate.TaxRate) predicate.Customer {
 	return predicate.Customer(func(s *sql.Selector) {
 		step := newTaxRateStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -1030,7 +1085,12 @@ func HasTerritory() predicate.Customer {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, TerritoryTable, TerritoryColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -1038,6 +1098,12 @@ func HasTerritory() predicate.Customer {
 func HasTerritoryWith(preds ...predicate.Territory) predicate.Customer {
 	return predicate.Customer(func(s *sql.Selector) {
 		step := newTerritoryStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -1053,7 +1119,12 @@ func HasShippingAddresses() predicate.Customer {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, ShippingAddressesTable, ShippingAddressesColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -1061,6 +1132,12 @@ func HasShippingAddresses() predicate.Customer {
 func HasShippingAddressesWith(preds ...predicate.ShippingAddress) predicate.Customer {
 	return predicate.Customer(func(s *sql.Selector) {
 		step := newShippingAddressesStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -1076,7 +1153,12 @@ func HasTags() predicate.Customer {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, TagsTable, TagsColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -1084,6 +1166,12 @@ func HasTags() predicate.Customer {
 func HasTagsWith(preds ...predicate.CustomerTag) predicate.Customer {
 	return predicate.Customer(func(s *sql.Selector) {
 		step := newTagsStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -856,7 +856,12 @@ func HasProduct() predicate.ProductLot {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, ProductTable, ProductColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -864,6 +869,12 @@ func HasProduct() predicate.ProductLot {
 func HasProductWith(preds ...predicate.Product) predicate.ProductLot {
 	return predicate.ProductLot(func(s *sql.Selector) {
 		step := newProductStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -879,7 +890,12 @@ func HasLocation() predicate.ProductLot {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, LocationTable, LocationColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -887,6 +903,12 @@ func HasLocation() predicate.ProductLot {
 func HasLocationWith(preds ...predicate.Location) predicate.ProductLot {
 	return predicate.ProductLot(func(s *sql.Selector) {
 		step := newLocationStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -902,7 +924,12 @@ func HasWarehouse() predicate.ProductLot {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, WarehouseTable, WarehouseColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -910,6 +937,12 @@ func HasWarehouse() predicate.ProductLot {
 func HasWarehouseWith(preds ...predicate.Location) predicate.ProductLot {
 	return predicate.ProductLot(func(s *sql.Selector) {
 		step := newWarehouseStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -925,7 +958,12 @@ func HasMovements() predicate.ProductLot {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, MovementsTable, MovementsColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -933,6 +971,12 @@ func HasMovements() predicate.ProductLot {
 func HasMovementsWith(preds ...predicate.StockMovement) predicate.ProductLot {
 	return predicate.ProductLot(func(s *sql.Selector) {
 		step := newMovementsStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -948,7 +992,12 @@ func HasCorrections() predicate.ProductLot {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, CorrectionsTable, CorrectionsColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -956,6 +1005,12 @@ func HasCorrections() predicate.ProductLot {
 func HasCorrectionsWith(preds ...predicate.LotCorrection) predicate.ProductLot {
 	return predicate.ProductLot(func(s *sql.Selector) {
 		step := newCorrectionsStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -571,7 +571,12 @@ func HasLot() predicate.StockMovement {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, LotTable, LotColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -579,6 +584,12 @@ func HasLot() predicate.StockMovement {
 func HasLotWith(preds ...predicate.ProductLot) predicate.StockMovement {
 	return predicate.StockMovement(func(s *sql.Selector) {
 		step := newLotStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -594,7 +605,12 @@ func HasLocation() predicate.StockMovement {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, LocationTable, LocationColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -602,6 +618,12 @@ func HasLocation() predicate.StockMovement {
 func HasLocationWith(preds ...predicate.Location) predicate.StockMovement {
 	return predicate.StockMovement(func(s *sql.Selector) {
 		step := newLocationStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -425,7 +425,12 @@ func HasEndpoint() predicate.WebhookDelivery {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, EndpointTable, EndpointColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -433,6 +438,12 @@ func HasEndpoint() predicate.WebhookDelivery {
 func HasEndpointWith(preds ...predicate.WebhookEndpoint) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(func(s *sql.Selector) {
 		step := newEndpointStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -448,7 +459,12 @@ func HasEvent() predicate.WebhookDelivery {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, EventTable, EventColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -456,6 +472,12 @@ func HasEvent() predicate.WebhookDelivery {
 func HasEventWith(preds ...predicate.Event) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(func(s *sql.Selector) {
 		step := newEventStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -471,7 +493,12 @@ func HasAttempts() predicate.WebhookDelivery {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, AttemptsTable, AttemptsColumn),
 		)
-		sqlgraph.HasNeighbors(s, step)
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 	})
 }
 
@@ -479,6 +506,12 @@ func HasAttempts() predicate.WebhookDelivery {
 func HasAttemptsWith(preds ...predicate.WebhookAttempt) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(func(s *sql.Selector) {
 		step := newAttemptsStep()
+		// The same account's rows: a subquery a Citus cluster runs on each
+		// shard (codegen's shard.tmpl).
+		outer := s
+		preds = append(preds[:len(preds):len(preds)], func(s *sql.Selector) {
+			s.Where(sql.ColumnsEQ(s.C("account_id"), outer.C("account_id")))
+		})
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

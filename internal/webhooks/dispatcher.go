@@ -187,69 +187,102 @@ const deliveryBatch = 1000
 // dispatched, in one transaction per batch. Endpoints
 // disabled by hand get none; endpoints disabled for failing keep receiving
 // deliveries, held until they are enabled again.
+//
+// On PostgreSQL a batch is one account's events, locked FOR UPDATE SKIP
+// LOCKED by account: a Citus cluster, where events are on the shards of
+// their account, locks rows only in a statement that names one account.
+// The accounts are those with events not yet fanned out, read first
+// without a lock.
 func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
 	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
-	total := 0
-	for {
-		n := 0
-		err := ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
-			q := tx.Event.Query().Where(event.DispatchedAtIsNil()).Order(event.ByID()).Limit(100)
-			if d.lock() {
-				q.ForUpdate(sql.WithLockAction(sql.SkipLocked))
-			}
-			evs, err := q.All(sys)
-			if err != nil || len(evs) == 0 {
-				return err
-			}
-			n = len(evs)
-			now := d.now()
-			eps := map[int][]*ent.WebhookEndpoint{}
-			var creates []*ent.WebhookDeliveryCreate
-			for _, ev := range evs {
-				list, ok := eps[ev.AccountID]
-				if !ok {
-					list, err = tx.WebhookEndpoint.Query().Where(
-						webhookendpoint.AccountID(ev.AccountID),
-						webhookendpoint.Or(
-							webhookendpoint.Enabled(true),
-							webhookendpoint.DisabledReasonEQ(webhookendpoint.DisabledReasonFailing),
-						),
-					).Select(webhookendpoint.FieldID, webhookendpoint.FieldEventTypes).All(sys)
-					if err != nil {
-						return err
-					}
-					eps[ev.AccountID] = list
-				}
-				for _, ep := range list {
-					if !receives(ep, ev.Type) {
-						continue
-					}
-					creates = append(creates, tx.WebhookDelivery.Create().SetAccountID(ev.AccountID).SetEventID(ev.ID).SetEndpointID(ep.ID).
-						SetNextAttemptAt(now).SetCreatedAt(now))
-				}
-			}
-			for len(creates) > 0 {
-				k := min(len(creates), deliveryBatch)
-				if err := tx.WebhookDelivery.CreateBulk(creates[:k]...).Exec(sys); err != nil {
-					return err
-				}
-				creates = creates[k:]
-			}
-			evIDs := make([]int, len(evs))
-			for i, ev := range evs {
-				evIDs[i] = ev.ID
-			}
-			return tx.Event.Update().Where(event.IDIn(evIDs...)).SetDispatchedAt(now).Exec(sys)
-		})
+	accounts := []int{0} // SQLite: every account at once
+	if d.lock() {
+		var err error
+		accounts, err = d.st.Client.Event.Query().Where(event.DispatchedAtIsNil()).
+			GroupBy(event.FieldAccountID).Ints(sys)
 		if err != nil {
-			return total, err
+			return 0, err
 		}
-		total += n
-		if n < 100 {
-			return total, nil
+		slices.Sort(accounts)
+	}
+	total := 0
+	for _, account := range accounts {
+		for {
+			n, err := d.fanOutBatch(sys, account)
+			total += n
+			if err != nil {
+				return total, err
+			}
+			if n < fanOutBatch {
+				break
+			}
 		}
 	}
+	return total, nil
+}
+
+// fanOutBatch is the most events one transaction of FanOut fans out.
+const fanOutBatch = 100
+
+// fanOutBatch fans out, in one transaction, up to fanOutBatch events: of
+// account, locked, on PostgreSQL; of every account on SQLite (account 0).
+func (d *Dispatcher) fanOutBatch(sys context.Context, account int) (int, error) {
+	n := 0
+	err := ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
+		q := tx.Event.Query().Where(event.DispatchedAtIsNil()).Order(event.ByID()).Limit(fanOutBatch)
+		if d.lock() {
+			q.Where(event.AccountID(account)).ForUpdate(sql.WithLockAction(sql.SkipLocked))
+		}
+		evs, err := q.All(sys)
+		if err != nil || len(evs) == 0 {
+			return err
+		}
+		n = len(evs)
+		now := d.now()
+		eps := map[int][]*ent.WebhookEndpoint{}
+		var creates []*ent.WebhookDeliveryCreate
+		for _, ev := range evs {
+			list, ok := eps[ev.AccountID]
+			if !ok {
+				list, err = tx.WebhookEndpoint.Query().Where(
+					webhookendpoint.AccountID(ev.AccountID),
+					webhookendpoint.Or(
+						webhookendpoint.Enabled(true),
+						webhookendpoint.DisabledReasonEQ(webhookendpoint.DisabledReasonFailing),
+					),
+				).Select(webhookendpoint.FieldID, webhookendpoint.FieldEventTypes).All(sys)
+				if err != nil {
+					return err
+				}
+				eps[ev.AccountID] = list
+			}
+			for _, ep := range list {
+				if !receives(ep, ev.Type) {
+					continue
+				}
+				creates = append(creates, tx.WebhookDelivery.Create().SetAccountID(ev.AccountID).SetEventID(ev.ID).SetEndpointID(ep.ID).
+					SetNextAttemptAt(now).SetCreatedAt(now))
+			}
+		}
+		for len(creates) > 0 {
+			k := min(len(creates), deliveryBatch)
+			if err := tx.WebhookDelivery.CreateBulk(creates[:k]...).Exec(sys); err != nil {
+				return err
+			}
+			creates = creates[k:]
+		}
+		evIDs := make([]int, len(evs))
+		for i, ev := range evs {
+			evIDs[i] = ev.ID
+		}
+		upd := tx.Event.Update().Where(event.IDIn(evIDs...))
+		if d.lock() {
+			upd.Where(event.AccountID(account))
+		}
+		return upd.SetDispatchedAt(now).Exec(sys)
+	})
+	return n, err
 }
 
 // receives reports whether an endpoint receives events of type typ: those of
@@ -274,20 +307,25 @@ func (d *Dispatcher) claim(ctx context.Context, fl *flight) (dels []*ent.Webhook
 		var picked []int
 		err := ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
 			now := d.now()
-			q := tx.WebhookDelivery.Query().Where(
-				webhookdelivery.StatusEQ(webhookdelivery.StatusPending),
-				webhookdelivery.NextAttemptAtLTE(now),
-				webhookdelivery.Or(webhookdelivery.LockedUntilIsNil(), webhookdelivery.LockedUntilLTE(now)),
-				webhookdelivery.HasEndpointWith(webhookendpoint.Enabled(true)),
-			).Order(webhookdelivery.ByNextAttemptAt(), webhookdelivery.ByID()).Limit(free).
-				Select(webhookdelivery.FieldID, webhookdelivery.FieldEndpointID)
-			if len(full) > 0 {
-				q.Where(webhookdelivery.EndpointIDNotIn(full...))
+			due := func() *ent.WebhookDeliveryQuery {
+				q := tx.WebhookDelivery.Query().Where(
+					webhookdelivery.StatusEQ(webhookdelivery.StatusPending),
+					webhookdelivery.NextAttemptAtLTE(now),
+					webhookdelivery.Or(webhookdelivery.LockedUntilIsNil(), webhookdelivery.LockedUntilLTE(now)),
+					webhookdelivery.HasEndpointWith(webhookendpoint.Enabled(true)),
+				).Order(webhookdelivery.ByNextAttemptAt(), webhookdelivery.ByID()).Limit(free)
+				if len(full) > 0 {
+					q.Where(webhookdelivery.EndpointIDNotIn(full...))
+				}
+				return q
 			}
+			var cands []*ent.WebhookDelivery
+			var err error
 			if d.lock() {
-				q.ForUpdate(sql.WithLockAction(sql.SkipLocked))
+				cands, err = lockDue(sys, due, free)
+			} else {
+				cands, err = due().Select(webhookdelivery.FieldID, webhookdelivery.FieldEndpointID).All(sys)
 			}
-			cands, err := q.All(sys)
 			if err != nil {
 				return err
 			}
@@ -298,8 +336,28 @@ func (d *Dispatcher) claim(ctx context.Context, fl *flight) (dels []*ent.Webhook
 			if len(picked) == 0 {
 				return nil
 			}
-			return tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(picked...)).
-				SetLockedUntil(now.Add(d.o.Lease)).Exec(sys)
+			if !d.lock() {
+				return tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(picked...)).
+					SetLockedUntil(now.Add(d.o.Lease)).Exec(sys)
+			}
+			// By account, as they were locked.
+			byAccount := map[int][]int{}
+			var accounts []int
+			for _, c := range cands {
+				if slices.Contains(picked, c.ID) {
+					if byAccount[c.AccountID] == nil {
+						accounts = append(accounts, c.AccountID)
+					}
+					byAccount[c.AccountID] = append(byAccount[c.AccountID], c.ID)
+				}
+			}
+			for _, account := range accounts {
+				if err := tx.WebhookDelivery.Update().Where(webhookdelivery.AccountID(account), webhookdelivery.IDIn(byAccount[account]...)).
+					SetLockedUntil(now.Add(d.o.Lease)).Exec(sys); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
 		if err != nil || len(picked) == 0 {
 			return dels, more, err
@@ -318,6 +376,45 @@ func (d *Dispatcher) claim(ctx context.Context, fl *flight) (dels []*ent.Webhook
 		}
 	}
 	return dels, more, nil
+}
+
+// lockDue locks, FOR UPDATE SKIP LOCKED, up to free of the deliveries due
+// selects, in its order: on a Citus cluster, where deliveries are on the
+// shards of their account, a statement that locks rows must name one
+// account, so the due deliveries are read first without a lock, and then
+// each account's are locked in a statement of its own. It returns their id,
+// endpoint and account.
+func lockDue(sys context.Context, due func() *ent.WebhookDeliveryQuery, free int) ([]*ent.WebhookDelivery, error) {
+	seen, err := due().Select(webhookdelivery.FieldAccountID).All(sys)
+	if err != nil {
+		return nil, err
+	}
+	var accounts []int
+	for _, del := range seen {
+		if !slices.Contains(accounts, del.AccountID) {
+			accounts = append(accounts, del.AccountID)
+		}
+	}
+	var out []*ent.WebhookDelivery
+	for _, account := range accounts {
+		if len(out) == free {
+			break
+		}
+		got, err := due().Where(webhookdelivery.AccountID(account)).Limit(free-len(out)).
+			Select(webhookdelivery.FieldID, webhookdelivery.FieldEndpointID, webhookdelivery.FieldAccountID, webhookdelivery.FieldNextAttemptAt).
+			ForUpdate(sql.WithLockAction(sql.SkipLocked)).All(sys)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	slices.SortStableFunc(out, func(a, b *ent.WebhookDelivery) int {
+		if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
+			return c
+		}
+		return a.ID - b.ID
+	})
+	return out, nil
 }
 
 // DeliverDue claims due deliveries, up to Concurrency (PerEndpoint to one

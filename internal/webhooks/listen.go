@@ -28,14 +28,18 @@ type Attempt struct {
 func Listen(ctx context.Context, c *ent.Client, orgID, endpointID int, interval time.Duration, f func(Attempt) error) error {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
-	found, err := c.WebhookEndpoint.Query().Where(webhookendpoint.ID(endpointID), endpointOf(orgID)).Exist(sys)
+	ep, err := c.WebhookEndpoint.Query().Where(webhookendpoint.ID(endpointID), endpointOf(orgID)).
+		Select(webhookendpoint.FieldAccountID).Only(sys)
+	if ent.IsNotFound(err) {
+		return endpointNotFound(endpointID)
+	}
 	if err != nil {
 		return err
 	}
-	if !found {
-		return endpointNotFound(endpointID)
-	}
-	mine := webhookattempt.HasDeliveryWith(webhookdelivery.EndpointID(endpointID), deliveryOf(orgID))
+	// By the endpoint's account too: each poll reads one account's rows (on
+	// a Citus cluster, one shard).
+	mine := webhookattempt.And(webhookattempt.AccountID(ep.AccountID),
+		webhookattempt.HasDeliveryWith(webhookdelivery.EndpointID(endpointID), deliveryOf(orgID)))
 	last, err := c.WebhookAttempt.Query().Where(mine).Order(webhookattempt.ByID(sql.OrderDesc())).FirstID(sys)
 	if err != nil && !ent.IsNotFound(err) {
 		return err

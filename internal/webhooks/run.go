@@ -15,7 +15,7 @@ import (
 // Run dispatches until ctx ends. It fans out new events and posts the due
 // deliveries as soon as a transaction that wrote events commits: one of this
 // process (hooks.EventsCommitted) or, on PostgreSQL, of any process (LISTEN
-// on hooks.EventsChannel); and every PollInterval whatever happens, for
+// on hooks.EventsChannel; not on a Citus cluster, see wakeups); and every PollInterval whatever happens, for
 // retries falling due and a lost notification. Up to Concurrency posts are in
 // flight, at most PerEndpoint of them to one endpoint, so a slow endpoint
 // holds only its own share and the others' deliveries go on beside it. Posted
@@ -123,14 +123,39 @@ func (d *Dispatcher) recorder(ctx context.Context, outs <-chan outcome) {
 const recordBatch = 200
 
 // wakeups returns a channel signalled when events may have been committed,
-// and the function that stops it. On PostgreSQL that is a notification on
-// hooks.EventsChannel, which reaches every process, this one included; on
-// SQLite, whose writers share one process, hooks.EventsCommitted.
+// and the function that stops it: hooks.EventsCommitted, after a
+// transaction of this process; on PostgreSQL also a notification on
+// hooks.EventsChannel, which reaches every process. A Citus cluster sends
+// none (migrate.Distribute drops the trigger that would notify from the
+// workers), so there this process's own commits wake it at once and other
+// processes' are found at the next poll.
 func (d *Dispatcher) wakeups(ctx context.Context) (<-chan struct{}, func()) {
+	local, stopLocal := hooks.EventsCommitted()
 	if d.st.Dialect != dialect.Postgres || d.st.DSN == "" {
-		return hooks.EventsCommitted()
+		return local, stopLocal
 	}
-	return store.Listen(ctx, d.st.DSN, hooks.EventsChannel, d.o.Log, "webhooks: listen for events")
+	notified, stopListening := store.Listen(ctx, d.st.DSN, hooks.EventsChannel, d.o.Log, "webhooks: listen for events")
+	out := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-local:
+			case <-notified:
+			case <-done:
+				return
+			}
+			select {
+			case out <- struct{}{}:
+			default: // a signal is already waiting: one stands for many
+			}
+		}
+	}()
+	return out, func() {
+		close(done)
+		stopLocal()
+		stopListening()
+	}
 }
 
 // flight counts the posts in flight, in all and per endpoint.

@@ -185,7 +185,8 @@ func TestManagementFindsNothingOfAnotherOrganization(t *testing.T) {
 				return err
 			}},
 			{name: "Listen", call: func(ctx context.Context, org int, s side) error {
-				lctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+				// Long enough for its first reads on a loaded cluster.
+				lctx, cancel := context.WithTimeout(ctx, time.Second)
 				defer cancel()
 				return webhooks.Listen(lctx, st.Client, org, s.ep, 10*time.Millisecond, func(webhooks.Attempt) error { return nil })
 			}},

@@ -102,18 +102,24 @@ func ReencryptSecrets(ctx context.Context, st *store.Store, keys *secrets.Keyrin
 		var batch Reencryption
 		err := ent.RunInTx(sys, st.Client, func(tx *ent.Tx) error {
 			batch = Reencryption{}
-			q := tx.WebhookEndpoint.Query().Where(webhookendpoint.IDGT(last)).
-				Order(webhookendpoint.ByID()).Limit(reencryptBatch)
-			if st.Dialect == dialect.Postgres {
-				q.ForUpdate()
-			}
-			eps, err := q.All(sys)
+			eps, err := tx.WebhookEndpoint.Query().Where(webhookendpoint.IDGT(last)).
+				Order(webhookendpoint.ByID()).Limit(reencryptBatch).All(sys)
 			if err != nil {
 				return err
 			}
 			n = len(eps)
 			for _, ep := range eps {
 				last = ep.ID
+				if st.Dialect == dialect.Postgres {
+					// Locked one by one, by account: on a Citus cluster a
+					// statement that locks rows must name one account.
+					if ep, err = tx.WebhookEndpoint.Query().Where(webhookendpoint.ID(ep.ID), webhookendpoint.AccountID(ep.AccountID)).
+						ForUpdate().Only(sys); ent.IsNotFound(err) {
+						continue // deleted meanwhile
+					} else if err != nil {
+						return err
+					}
+				}
 				batch.Endpoints++
 				if err := reencrypt(sys, tx, keys, ep, &batch); err != nil {
 					return err

@@ -35,6 +35,7 @@ func (Extension) Templates() []*gen.Template {
 				"flowPackages":    flowPackages,
 				"placements":      placements,
 				"classConsts":     classConsts,
+				"sameShard":       sameShard,
 			}).
 			ParseFS(templates, "templates/*.tmpl")),
 	}
@@ -44,6 +45,18 @@ func (Extension) Templates() []*gen.Template {
 // (eventCatalogue), which Hooks derives before the templates run: the
 // templates' catalogue.
 var theCatalogue []annotate.EventResource
+
+// theClasses are the class of every table of the graph being generated, by
+// table name (placements), which Hooks derives before the templates run.
+var theClasses map[string]annotate.Class
+
+// sameShard reports whether an edge from table from to table to joins two
+// tables distributed by account (annotate.Distributed), whose rows of one
+// account are on one shard, through a foreign key on the tables themselves
+// (not a join table, m2m).
+func sameShard(from, to string, m2m bool) bool {
+	return !m2m && theClasses[from] == annotate.Distributed && theClasses[to] == annotate.Distributed
+}
 
 // Hooks validates the annotations before anything is written.
 func (Extension) Hooks() []gen.Hook {
@@ -59,8 +72,13 @@ func (Extension) Hooks() []gen.Hook {
 			if _, err := nodes(g); err != nil {
 				return err
 			}
-			if _, err := placements(g); err != nil {
+			ps, err := placements(g)
+			if err != nil {
 				return err
+			}
+			theClasses = map[string]annotate.Class{}
+			for _, p := range ps {
+				theClasses[p.Table] = p.Class
 			}
 			if err := next.Generate(g); err != nil {
 				return err

@@ -86,7 +86,8 @@ type Authenticator struct {
 	lookup  *prepared.Stmt // the key alone
 	spend   *prepared.Stmt // PostgreSQL: the key, reserving from the budget
 	print   *prepared.Stmt // PostgreSQL: the key's print alone
-	touch   *prepared.Stmt
+	touch   *prepared.Stmt // SQLite: a key's last use
+	db      *sql.DB        // PostgreSQL: where touchSQL runs
 	limiter ratelimit.Limiter
 	shared  *ratelimit.Postgres // the limiter, when counters are in PostgreSQL
 	limit   int
@@ -113,6 +114,9 @@ func NewAuthenticator(db *sql.DB, dia string, limiter ratelimit.Limiter, limit i
 	a := &Authenticator{limiter: limiter, limit: limit, trust: fast.Has(fastpath.TrustedKeys)}
 	lookup := LookupSQL
 	touch := `UPDATE api_keys SET last_used_at = $1 WHERE id = $2`
+	if dia == dialect.Postgres {
+		a.db = db
+	}
 	var err error
 	if pg, ok := limiter.(*ratelimit.Postgres); ok && dia == dialect.Postgres && fast.Has(fastpath.ReservedBudget) {
 		a.shared = pg
@@ -131,8 +135,10 @@ func NewAuthenticator(db *sql.DB, dia string, limiter ratelimit.Limiter, limit i
 	if a.lookup, err = prepared.Prepare(db, lookup, prepare); err != nil {
 		return nil, fmt.Errorf("prepare key lookup: %w", err)
 	}
-	if a.touch, err = prepared.Prepare(db, touch, prepare); err != nil {
-		return nil, fmt.Errorf("prepare key use: %w", err)
+	if a.db == nil {
+		if a.touch, err = prepared.Prepare(db, touch, prepare); err != nil {
+			return nil, fmt.Errorf("prepare key use: %w", err)
+		}
 	}
 	return a, nil
 }
@@ -344,6 +350,26 @@ func (a *Authenticator) Confirm(ctx context.Context, c *Check, holds, seen bool,
 	return true, nil
 }
 
+// touchSQL records a key's last use on PostgreSQL, in one statement. It only
+// ever moves the stamp forward (GREATEST), so two of them leave the same row
+// in either order: the update commutes, and it says so to Citus, for which
+// api_keys is a reference table, copied to every node. Citus otherwise
+// serialises an UPDATE of a reference table with an exclusive lock on it
+// and then on the reference tables it refers to (accounts, organizations),
+// which an organization's creation (organizations, then accounts) and a
+// key's (accounts, then api_keys) take the other way round: each waited for
+// the other until one was cancelled as a deadlock. A commutative update
+// takes the lock an insert takes, which does not conflict with theirs. The
+// setting lasts for the statement's own transaction; on PostgreSQL alone it
+// is an unused placeholder. A DO block takes no parameters: the values are
+// a timestamp and an id, written out.
+func touchSQL(at time.Time, keyID int) string {
+	return fmt.Sprintf(`DO $$ BEGIN
+  PERFORM set_config('citus.all_modifications_commutative', 'on', true);
+  UPDATE api_keys SET last_used_at = GREATEST(last_used_at, '%s'::timestamptz) WHERE id = %d;
+END $$`, at.UTC().Format(time.RFC3339Nano), keyID)
+}
+
 // recordUse writes a key's last use, to the minute, off the request path: a
 // request never waits for it nor fails with it, and a lost write only leaves
 // "last used" a little older. One write a minute per key and process at most.
@@ -356,7 +382,12 @@ func (a *Authenticator) recordUse(keyID int, now time.Time) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_, _ = a.touch.ExecContext(ctx, now.UTC().Truncate(time.Second), keyID)
+		at := now.UTC().Truncate(time.Second)
+		if a.db != nil {
+			_, _ = a.db.ExecContext(ctx, touchSQL(at, keyID))
+			return
+		}
+		_, _ = a.touch.ExecContext(ctx, at, keyID)
 	}()
 }
 

@@ -294,6 +294,11 @@ func TraceLotOf(ctx context.Context, c *ent.Client, id int, d Direction, depth i
 // then come the lot ($2), the forward depth ($3) and the backward depth
 // ($4): parameters appear in order of number, as SQLite numbers $N
 // parameters in the order it meets them.
+//
+// reached's columns are named in its first SELECT as well as in its column
+// list: PostgreSQL inlines the CTE as a subquery, and Citus, sending the
+// statement to the account's shard, writes that subquery out without the
+// list, so that "r.side" would name nothing on the worker.
 func traceReachSQL(postgres bool) string {
 	own, ownOrShared := policy.AccountRows, policy.AccountOrSharedRows
 	// ids chooses records by the ids a subquery gathers. PostgreSQL cannot
@@ -327,7 +332,7 @@ bwd(lot_id, level) AS (
   WHERE b.level < $4
 ),
 reached(side, lot_id, level) AS (
-  SELECT 1, lot_id, min(level) FROM fwd GROUP BY lot_id
+  SELECT 1 AS side, lot_id, min(level) AS level FROM fwd GROUP BY lot_id
   UNION ALL
   SELECT -1, lot_id, min(level) FROM bwd GROUP BY lot_id
 ),

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -268,6 +269,20 @@ func (o *outbox) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(scrapeErrors, prometheus.GaugeValue, failed)
 }
 
+// pendingDelivery holds for an event with a pending delivery. The delivery
+// is matched by the event's account as well as its id (event.HasDeliveriesWith
+// joins by id alone): on a Citus cluster, where events and deliveries are
+// distributed by account, a subquery must join them by account for Citus to
+// run it on each shard.
+func pendingDelivery(s *sql.Selector) {
+	d := sql.Dialect(s.Dialect()).Table(webhookdelivery.Table)
+	s.Where(sql.Exists(sql.Dialect(s.Dialect()).Select(d.C(webhookdelivery.FieldID)).From(d).Where(sql.And(
+		sql.ColumnsEQ(d.C(webhookdelivery.FieldAccountID), s.C(event.FieldAccountID)),
+		sql.ColumnsEQ(d.C(webhookdelivery.FieldEventID), s.C(event.FieldID)),
+		sql.EQ(d.C(webhookdelivery.FieldStatus), webhookdelivery.StatusPending),
+	))))
+}
+
 // backlog counts events not fanned out and pending deliveries, and the age
 // of the oldest event either holds.
 func backlog(ctx context.Context, c *ent.Client) (events, deliveries int, age time.Duration, err error) {
@@ -278,7 +293,7 @@ func backlog(ctx context.Context, c *ent.Client) (events, deliveries int, age ti
 		return
 	}
 	first, err := c.Event.Query().
-		Where(event.Or(event.DispatchedAtIsNil(), event.HasDeliveriesWith(webhookdelivery.StatusEQ(webhookdelivery.StatusPending)))).
+		Where(event.Or(event.DispatchedAtIsNil(), pendingDelivery)).
 		Order(event.ByCreatedAt(), event.ByID()).
 		First(ctx)
 	if ent.IsNotFound(err) {
