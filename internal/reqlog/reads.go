@@ -18,6 +18,7 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/apirequestread"
 	"larder.dev/larder/ent/predicate"
+	"larder.dev/larder/internal/platform/ids"
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/policy"
 )
@@ -252,55 +253,20 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
+// requestPrefix begins Larder's request ids.
+const requestPrefix = "req_"
+
 // appendRequestID appends a request id: one of Larder's (req_ and 26
 // digits of Crockford's base32, as package ids makes them) as a 0 and its
 // 16 bytes, any other as its length plus one and its bytes.
 func appendRequestID(b []byte, id string) []byte {
-	if v, ok := requestIDBytes(id); ok {
+	if v, ok := ids.Bits(requestPrefix, id); ok {
 		b = append(b, 0)
 		return append(b, v[:]...)
 	}
 	b = binary.AppendUvarint(b, uint64(len(id))+1)
 	return append(b, id...)
 }
-
-// requestIDBytes is the 128 bits a request id of Larder's spells, and
-// whether id is one: req_, then 26 digits whose first is at most 7 (the
-// top 3 bits of 130), spelled in the digits' upper case.
-func requestIDBytes(id string) (v [16]byte, ok bool) {
-	const prefix = "req_"
-	if len(id) != len(prefix)+26 || id[:len(prefix)] != prefix {
-		return v, false
-	}
-	var hi, lo uint64
-	for i := len(prefix); i < len(id); i++ {
-		d := strings.IndexByte(crockford, id[i])
-		if d < 0 || i == len(prefix) && d > 7 {
-			return v, false
-		}
-		hi = hi<<5 | lo>>59
-		lo = lo<<5 | uint64(d)
-	}
-	binary.BigEndian.PutUint64(v[:8], hi)
-	binary.BigEndian.PutUint64(v[8:], lo)
-	return v, true
-}
-
-// spellRequestID is the request id whose 128 bits are v.
-func spellRequestID(v []byte) string {
-	hi, lo := binary.BigEndian.Uint64(v[:8]), binary.BigEndian.Uint64(v[8:])
-	out := []byte("req_01234567890123456789012345")
-	for i := len(out) - 1; i >= 4; i-- {
-		out[i] = crockford[lo&31]
-		lo = lo>>5 | hi<<59
-		hi >>= 5
-	}
-	return string(out)
-}
-
-// crockford is the digits of Crockford's base32, as package ids spells
-// ids with them.
-const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
@@ -344,7 +310,7 @@ func decodeReads(rr *ent.APIRequestRead) ([]*ent.APIRequest, error) {
 				b = nil
 				return ""
 			}
-			id := spellRequestID(b[:16])
+			id := ids.Spell(requestPrefix, [16]byte(b[:16]))
 			b = b[16:]
 			return id
 		}

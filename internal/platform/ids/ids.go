@@ -22,8 +22,13 @@ func NewAt(prefix string, t time.Time) string {
 	ms := uint64(t.UnixMilli())
 	binary.BigEndian.PutUint64(b[:8], ms<<16)
 	_, _ = rand.Read(b[6:])
-	// 128 bits as 26 base32 digits; the first digit carries the top 3 bits.
-	hi, lo := binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
+	return Spell(prefix, b)
+}
+
+// Spell returns prefix followed by the 128 bits of v as 26 base32 digits;
+// the first digit carries the top 3 bits.
+func Spell(prefix string, v [16]byte) string {
+	hi, lo := binary.BigEndian.Uint64(v[:8]), binary.BigEndian.Uint64(v[8:])
 	out := make([]byte, len(prefix)+26)
 	copy(out, prefix)
 	for i := 25; i >= 0; i-- {
@@ -32,6 +37,27 @@ func NewAt(prefix string, t time.Time) string {
 		hi >>= 5
 	}
 	return string(out)
+}
+
+// Bits returns the 128 bits id spells after prefix, and whether id is
+// exactly as Spell spells them (prefix, 26 upper-case digits, the first at
+// most 7): Spell(prefix, v) gives id back.
+func Bits(prefix, id string) (v [16]byte, ok bool) {
+	if len(id) != len(prefix)+26 || id[:len(prefix)] != prefix {
+		return v, false
+	}
+	var hi, lo uint64
+	for i := len(prefix); i < len(id); i++ {
+		d := strings.IndexByte(crockford, id[i])
+		if d < 0 || i == len(prefix) && d > 7 {
+			return v, false
+		}
+		hi = hi<<5 | lo>>59
+		lo = lo<<5 | uint64(d)
+	}
+	binary.BigEndian.PutUint64(v[:8], hi)
+	binary.BigEndian.PutUint64(v[8:], lo)
+	return v, true
 }
 
 // Time returns the time, to the millisecond, at which the id with prefix

@@ -55,3 +55,26 @@ func TestTimeIsTheTimeMadeAt(t *testing.T) {
 		}
 	}
 }
+
+// Bits reads back what Spell spells, and only that: lower case, a first
+// digit past 7, a letter outside the alphabet, another prefix or length
+// are refused.
+func TestBitsAndSpell(t *testing.T) {
+	for range 100 {
+		id := New("req_")
+		v, ok := Bits("req_", id)
+		if !ok || Spell("req_", v) != id {
+			t.Fatalf("%s: bits %x, %v, spelled back %s", id, v, ok, Spell("req_", v))
+		}
+	}
+	max := Spell("req_", [16]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
+	if max != "req_7"+strings.Repeat("Z", 25) {
+		t.Errorf("all ones spelled %s", max)
+	}
+	id := New("req_")
+	for _, bad := range []string{strings.ToLower(id), "req_8" + id[5:], id[:29] + "I", "evt_" + id[4:], id[:29], "req_"} {
+		if _, ok := Bits("req_", bad); ok {
+			t.Errorf("Bits(%q) read an id", bad)
+		}
+	}
+}
