@@ -73,7 +73,7 @@ func makeRecords(t *testing.T, d *desk, org int) records {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored, err := reqlog.Insert(ctx, d.st, &ent.APIRequest{CreatedAt: time.Now(), AccountID: &acct.ID, APIKeyID: &k.Record.ID,
+	stored, err := reqlog.Insert(ctx, d.st, &ent.APIRequest{CreatedAt: time.Now(), AccountID: acct.ID, APIKeyID: &k.Record.ID,
 		Method: "GET", Operation: "listTags", Path: "/v1/tags", Status: 200, RequestID: ids.New("req_"), DurationUs: 100})
 	if err != nil {
 		t.Fatal(err)

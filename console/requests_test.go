@@ -70,7 +70,7 @@ func logRequest(t *testing.T, st *store.Store, org *dbtest.Org, l logged) *ent.A
 			l.ResponseBody = []byte{}
 		}
 	}
-	r := &ent.APIRequest{CreatedAt: l.At, AccountID: &acct, Method: l.Method, Operation: l.Operation, Path: l.Path, Status: l.Status,
+	r := &ent.APIRequest{CreatedAt: l.At, AccountID: acct, Method: l.Method, Operation: l.Operation, Path: l.Path, Status: l.Status,
 		ErrorCode: l.ErrorCode, RequestID: ids.NewAt("req_", l.At), ClientRequestID: l.ClientRequestID, DurationUs: l.DurationUs,
 		ClientAddr: l.ClientAddr, UserAgent: l.Agent, RequestBody: l.RequestBody, ResponseBody: l.ResponseBody, Truncated: l.Truncated}
 	if l.KeyID != 0 {

@@ -22,7 +22,7 @@ import (
 // distributedClass reports whether a class puts a table's rows on the shards
 // of their account.
 func distributedClass(c migrate.Class) bool {
-	return c == migrate.Distributed || c == migrate.DistributedOnceAccountID
+	return c == migrate.Distributed
 }
 
 // mdTable returns the cells of the first Markdown table after the heading
@@ -118,15 +118,11 @@ func classes(t *testing.T, doc string, check bool) map[string]migrate.Class {
 			errorf("%s has no class in ent/migrate.Classes: run go generate", tb.Name)
 		case migrate.Distributed:
 			if acct != "not null" {
-				errorf("%s is distributed by account_id, which it does not have NOT NULL (place it %q)", tb.Name, migrate.DistributedOnceAccountID)
-			}
-		case migrate.DistributedOnceAccountID:
-			if acct == "not null" {
-				errorf("%s has account_id NOT NULL now: place it %q", tb.Name, migrate.Distributed)
+				errorf("%s is distributed by account_id, which it does not have NOT NULL", tb.Name)
 			}
 		case migrate.Reference, migrate.Local:
 		default:
-			errorf("%s has class %q; the classes are %q", tb.Name, cl, []migrate.Class{migrate.Distributed, migrate.DistributedOnceAccountID, migrate.Reference, migrate.Local})
+			errorf("%s has class %q; the classes are %q", tb.Name, cl, []migrate.Class{migrate.Distributed, migrate.Reference, migrate.Local})
 		}
 	}
 	listed := map[string]bool{}

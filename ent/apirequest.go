@@ -19,8 +19,8 @@ type APIRequest struct {
 	ID int `json:"id,omitempty"`
 	// When the request arrived.
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// The account of the key; null for a failed authentication.
-	AccountID *int `json:"account_id,omitempty"`
+	// The account of the key; 0 for a failed authentication, which belongs to no account.
+	AccountID int `json:"account_id,omitempty"`
 	// The key the request was made with; null for a failed authentication.
 	APIKeyID *int `json:"api_key_id,omitempty"`
 	// The HTTP method.
@@ -102,8 +102,7 @@ func (_m *APIRequest) assignValues(columns []string, values []any) error {
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field account_id", values[i])
 			} else if value.Valid {
-				_m.AccountID = new(int)
-				*_m.AccountID = int(value.Int64)
+				_m.AccountID = int(value.Int64)
 			}
 		case apirequest.FieldAPIKeyID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -241,10 +240,8 @@ func (_m *APIRequest) String() string {
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))
 	builder.WriteString(", ")
-	if v := _m.AccountID; v != nil {
-		builder.WriteString("account_id=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
+	builder.WriteString("account_id=")
+	builder.WriteString(fmt.Sprintf("%v", _m.AccountID))
 	builder.WriteString(", ")
 	if v := _m.APIKeyID; v != nil {
 		builder.WriteString("api_key_id=")

@@ -34,14 +34,6 @@ func (_c *APIRequestCreate) SetAccountID(v int) *APIRequestCreate {
 	return _c
 }
 
-// SetNillableAccountID sets the "account_id" field if the given value is not nil.
-func (_c *APIRequestCreate) SetNillableAccountID(v *int) *APIRequestCreate {
-	if v != nil {
-		_c.SetAccountID(*v)
-	}
-	return _c
-}
-
 // SetAPIKeyID sets the "api_key_id" field.
 func (_c *APIRequestCreate) SetAPIKeyID(v int) *APIRequestCreate {
 	_c.mutation.SetAPIKeyID(v)
@@ -275,6 +267,9 @@ func (_c *APIRequestCreate) check() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "APIRequest.created_at"`)}
 	}
+	if _, ok := _c.mutation.AccountID(); !ok {
+		return &ValidationError{Name: "account_id", err: errors.New(`ent: missing required field "APIRequest.account_id"`)}
+	}
 	if _, ok := _c.mutation.Method(); !ok {
 		return &ValidationError{Name: "method", err: errors.New(`ent: missing required field "APIRequest.method"`)}
 	}
@@ -347,7 +342,7 @@ func (_c *APIRequestCreate) createSpec() (*APIRequest, *sqlgraph.CreateSpec) {
 	}
 	if value, ok := _c.mutation.AccountID(); ok {
 		_spec.SetField(apirequest.FieldAccountID, field.TypeInt, value)
-		_node.AccountID = &value
+		_node.AccountID = value
 	}
 	if value, ok := _c.mutation.APIKeyID(); ok {
 		_spec.SetField(apirequest.FieldAPIKeyID, field.TypeInt, value)

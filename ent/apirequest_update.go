@@ -75,9 +75,6 @@ func (_u *APIRequestUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 			}
 		}
 	}
-	if _u.mutation.AccountIDCleared() {
-		_spec.ClearField(apirequest.FieldAccountID, field.TypeInt)
-	}
 	if _u.mutation.APIKeyIDCleared() {
 		_spec.ClearField(apirequest.FieldAPIKeyID, field.TypeInt)
 	}
@@ -185,9 +182,6 @@ func (_u *APIRequestUpdateOne) sqlSave(ctx context.Context) (_node *APIRequest, 
 				ps[i](selector)
 			}
 		}
-	}
-	if _u.mutation.AccountIDCleared() {
-		_spec.ClearField(apirequest.FieldAccountID, field.TypeInt)
 	}
 	if _u.mutation.APIKeyIDCleared() {
 		_spec.ClearField(apirequest.FieldAPIKeyID, field.TypeInt)

@@ -784,10 +784,7 @@ func AccountOf(v Value) (int, bool) {
 	case *APIKey:
 		return e.AccountID, true
 	case *APIRequest:
-		if e.AccountID == nil {
-			return 0, false
-		}
-		return *e.AccountID, true
+		return e.AccountID, true
 	case *APIRequestHour:
 		return e.AccountID, true
 	case *APIRequestRead:

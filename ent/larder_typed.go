@@ -372,7 +372,7 @@ func (*APIRequest) typedColumns(columns []string, row **APIRequest) ([]any, bool
 		case apirequest.FieldCreatedAt:
 			values[i] = column[APIRequest, time.Time]{row, func(n *APIRequest) *time.Time { return &n.CreatedAt }, readTime}
 		case apirequest.FieldAccountID:
-			values[i] = nillableColumn[APIRequest, int]{row, func(n *APIRequest) **int { return &n.AccountID }, readInt[int]}
+			values[i] = column[APIRequest, int]{row, func(n *APIRequest) *int { return &n.AccountID }, readInt[int]}
 		case apirequest.FieldAPIKeyID:
 			values[i] = nillableColumn[APIRequest, int]{row, func(n *APIRequest) **int { return &n.APIKeyID }, readInt[int]}
 		case apirequest.FieldMethod:

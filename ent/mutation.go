@@ -1488,7 +1488,7 @@ func (m *APIRequestMutation) AccountID() (r int, exists bool) {
 // OldAccountID returns the old "account_id" field's value of the APIRequest entity.
 // If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *APIRequestMutation) OldAccountID(ctx context.Context) (v *int, err error) {
+func (m *APIRequestMutation) OldAccountID(ctx context.Context) (v int, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
 	}
@@ -1520,24 +1520,10 @@ func (m *APIRequestMutation) AddedAccountID() (r int, exists bool) {
 	return *v, true
 }
 
-// ClearAccountID clears the value of the "account_id" field.
-func (m *APIRequestMutation) ClearAccountID() {
-	m.account_id = nil
-	m.addaccount_id = nil
-	m.clearedFields[apirequest.FieldAccountID] = struct{}{}
-}
-
-// AccountIDCleared returns if the "account_id" field was cleared in this mutation.
-func (m *APIRequestMutation) AccountIDCleared() bool {
-	_, ok := m.clearedFields[apirequest.FieldAccountID]
-	return ok
-}
-
 // ResetAccountID resets all changes to the "account_id" field.
 func (m *APIRequestMutation) ResetAccountID() {
 	m.account_id = nil
 	m.addaccount_id = nil
-	delete(m.clearedFields, apirequest.FieldAccountID)
 }
 
 // SetAPIKeyID sets the "api_key_id" field.
@@ -2642,9 +2628,6 @@ func (m *APIRequestMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *APIRequestMutation) ClearedFields() []string {
 	var fields []string
-	if m.FieldCleared(apirequest.FieldAccountID) {
-		fields = append(fields, apirequest.FieldAccountID)
-	}
 	if m.FieldCleared(apirequest.FieldAPIKeyID) {
 		fields = append(fields, apirequest.FieldAPIKeyID)
 	}
@@ -2668,9 +2651,6 @@ func (m *APIRequestMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *APIRequestMutation) ClearField(name string) error {
 	switch name {
-	case apirequest.FieldAccountID:
-		m.ClearAccountID()
-		return nil
 	case apirequest.FieldAPIKeyID:
 		m.ClearAPIKeyID()
 		return nil

@@ -73,7 +73,7 @@ func TestRequestLogRecords(t *testing.T) {
 		w.Flush()
 
 		r := logged(t, st, list)
-		if r.AccountID == nil || *r.AccountID != a.org.Live.ID || r.APIKeyID == nil || *r.APIKeyID == 0 {
+		if r.AccountID != a.org.Live.ID || r.APIKeyID == nil || *r.APIKeyID == 0 {
 			t.Errorf("list: account %v key %v, want the live account %d and its key", r.AccountID, r.APIKeyID, a.org.Live.ID)
 		}
 		if r.Method != "GET" || r.Operation != "listTags" || r.Path != "/v1/tags?ref_type=PRODUCT&limit=2" || r.Status != 200 || r.ErrorCode != "" ||
@@ -108,7 +108,7 @@ func TestRequestLogRecords(t *testing.T) {
 		}
 
 		r = logged(t, st, badKey)
-		if r.AccountID != nil || r.APIKeyID != nil || r.Status != 401 || r.ErrorCode != "INVALID_API_KEY" {
+		if r.AccountID != reqlog.NoAccount || r.APIKeyID != nil || r.Status != 401 || r.ErrorCode != "INVALID_API_KEY" {
 			t.Errorf("failed authentication row %+v", r)
 		}
 

@@ -34,7 +34,8 @@ import (
 // primary key without the distribution column), and an index on id alone
 // serves the statements that find a row by its id without its account (the
 // webhook dispatcher's, the console's and the CLI's by an id they were
-// given). SQLite keeps id as the primary key, which its AUTOINCREMENT
+// given); the request log's tables (Partitioned), which every statement
+// reads by account, have none, which would cost each row an entry. SQLite keeps id as the primary key, which its AUTOINCREMENT
 // needs, and the unique index on (account_id, id) as the foreign keys'
 // target.
 //
@@ -94,7 +95,7 @@ func withAccountKeys(s *atlasschema.Schema) error {
 
 // withAccountPrimaryKeys gives every account table of s the primary key
 // (account_id, id) in place of its index on those columns, and an index on
-// id alone (named TABLE_by_id).
+// id alone (named TABLE_by_id) but to the partitioned request log's.
 func withAccountPrimaryKeys(s *atlasschema.Schema) error {
 	for _, t := range s.Tables {
 		if !accountTable(t) {
@@ -109,6 +110,9 @@ func withAccountPrimaryKeys(s *atlasschema.Schema) error {
 			t.Indexes = slices.DeleteFunc(t.Indexes, func(i *atlasschema.Index) bool { return i == ix })
 		}
 		t.PrimaryKey.Parts = []*atlasschema.IndexPart{{SeqNo: 0, C: acct}, {SeqNo: 1, C: id}}
+		if slices.ContainsFunc(Partitioned, func(p PartitionedTable) bool { return p.Table == t.Name }) {
+			continue
+		}
 		t.Indexes = append(t.Indexes, &atlasschema.Index{Name: t.Name + "_by_id", Table: t,
 			Parts: []*atlasschema.IndexPart{{SeqNo: 0, C: id}}})
 	}

@@ -649,9 +649,9 @@ func (in *inserter) add(r *row) error {
 	e := &ent.APIRequest{CreatedAt: r.At, Method: r.Method, Operation: r.Operation, Path: r.Path, Status: r.Status,
 		StatusClass: r.Status / 100, ErrorCode: r.ErrorCode, RequestID: r.RequestID, ClientRequestID: r.ClientRequestID,
 		DurationUs: r.DurationUs, ClientAddr: r.ClientAddr, UserAgent: r.UserAgent, RequestBody: r.RequestBody, ResponseBody: r.ResponseBody}
-	if r.AccountID != 0 {
-		acct, key := r.AccountID, r.KeyID
-		e.AccountID, e.APIKeyID = &acct, &key
+	if e.AccountID = r.AccountID; r.AccountID != 0 {
+		key := r.KeyID
+		e.APIKeyID = &key
 	}
 	if in.rows = append(in.rows, e); len(in.rows) == chunk {
 		return in.flush()

@@ -224,16 +224,6 @@ func AccountIDLTE(v int) predicate.APIRequest {
 	return predicate.APIRequest(sql.FieldLTE(FieldAccountID, v))
 }
 
-// AccountIDIsNil applies the IsNil predicate on the "account_id" field.
-func AccountIDIsNil() predicate.APIRequest {
-	return predicate.APIRequest(sql.FieldIsNull(FieldAccountID))
-}
-
-// AccountIDNotNil applies the NotNil predicate on the "account_id" field.
-func AccountIDNotNil() predicate.APIRequest {
-	return predicate.APIRequest(sql.FieldNotNull(FieldAccountID))
-}
-
 // APIKeyIDEQ applies the EQ predicate on the "api_key_id" field.
 func APIKeyIDEQ(v int) predicate.APIRequest {
 	return predicate.APIRequest(sql.FieldEQ(FieldAPIKeyID, v))

@@ -9,10 +9,9 @@ type Class string
 
 // The classes (annotate.Classes).
 const (
-	Distributed              Class = "distributed"
-	DistributedOnceAccountID Class = "distributed once account_id is added"
-	Reference                Class = "reference"
-	Local                    Class = "local"
+	Distributed Class = "distributed"
+	Reference   Class = "reference"
+	Local       Class = "local"
 )
 
 // Classes are the class of every table, by table name, as the schemas
@@ -25,7 +24,7 @@ var Classes = map[string]Class{
 	"api_keys":                   Reference,
 	"api_request_hours":          Distributed,
 	"api_request_reads":          Distributed,
-	"api_requests":               DistributedOnceAccountID,
+	"api_requests":               Distributed,
 	"audit_records":              Local,
 	"bill_lines":                 Distributed,
 	"bills":                      Distributed,
@@ -93,10 +92,9 @@ var Classes = map[string]Class{
 	"webhook_endpoints":          Distributed,
 }
 
-// DistributedTables are the tables distributed by account_id, now or once
-// they have it NOT NULL (Distributed and DistributedOnceAccountID), in order
-// of name: the tables every statement of one account's request must name
-// the account in.
+// DistributedTables are the tables distributed by account_id, in order of
+// name: the tables every statement of one account's request must name the
+// account in.
 func DistributedTables() []string {
 	return []string{
 		"api_request_hours",

@@ -55,7 +55,7 @@ var (
 	APIRequestsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "created_at", Type: field.TypeTime},
-		{Name: "account_id", Type: field.TypeInt, Nullable: true},
+		{Name: "account_id", Type: field.TypeInt},
 		{Name: "api_key_id", Type: field.TypeInt, Nullable: true},
 		{Name: "method", Type: field.TypeString},
 		{Name: "operation", Type: field.TypeString, Default: ""},

@@ -12,7 +12,8 @@ import (
 )
 
 // APIRequest is the request log: one row per authenticated API request, and
-// per failed authentication (without an account), written in batches by a
+// per failed authentication (of account 0, which is no account's id: ids
+// start at 1), written in batches by a
 // background writer after the answer (package reqlog), kept for the
 // retention period (--request-log-retention). Bodies are kept as they were
 // sent and answered, cut at reqlog.MaxBody, for writes and for answers of 400
@@ -27,10 +28,8 @@ func (APIRequest) Fields() []ent.Field {
 			Immutable().
 			Comment("When the request arrived."),
 		field.Int("account_id").
-			Optional().
-			Nillable().
 			Immutable().
-			Comment("The account of the key; null for a failed authentication."),
+			Comment("The account of the key; 0 for a failed authentication, which belongs to no account."),
 		field.Int("api_key_id").
 			Optional().
 			Nillable().
@@ -146,9 +145,10 @@ const (
 )
 
 // Annotations keep the log out of the REST API; on a distributed PostgreSQL
-// the table is distributed once it has account_id NOT NULL (docs/scaling.md).
+// the table is distributed by account_id (docs/scaling.md), the failed
+// authentications of the whole server on account 0's shard.
 func (APIRequest) Annotations() []schema.Annotation {
-	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.DistributedOnceAccountID)}
+	return []schema.Annotation{annotate.Internal(), annotate.Place(annotate.Distributed)}
 }
 
 // Mixin makes it system-only: the console and the CLI read it through

@@ -225,8 +225,8 @@ func TestRequestLogCopyStoresEveryColumn(t *testing.T) {
 		return rows
 	}
 	pg, lite := read(t, dbtest.Postgres), read(t, dbtest.SQLite)
-	if *pg[0].AccountID != 700001 || *pg[0].APIKeyID != 900001 {
-		t.Errorf("PostgreSQL's account and key: %d %d", *pg[0].AccountID, *pg[0].APIKeyID)
+	if pg[0].AccountID != 700001 || *pg[0].APIKeyID != 900001 {
+		t.Errorf("PostgreSQL's account and key: %d %d", pg[0].AccountID, *pg[0].APIKeyID)
 	}
 	opts := []cmp.Option{
 		cmpopts.IgnoreFields(ent.APIRequest{}, "ID"),
@@ -242,8 +242,8 @@ func TestRequestLogCopyStoresEveryColumn(t *testing.T) {
 		pg[0].DurationUs != 1234 || pg[0].StatusClass != 4 || string(pg[0].RequestBody) != "{\"name\":\"a\\u0000\"}\x00\xff" {
 		t.Errorf("PostgreSQL's write row: %+v", pg[0])
 	}
-	if pg[1].RequestBody != nil || pg[2].AccountID != nil || pg[2].RequestBody == nil {
-		t.Errorf("NULLs: read's body %v, failed authentication's account %v and body %v", pg[1].RequestBody, pg[2].AccountID, pg[2].RequestBody)
+	if pg[1].RequestBody != nil || pg[2].AccountID != reqlog.NoAccount || pg[2].APIKeyID != nil || pg[2].RequestBody == nil {
+		t.Errorf("NULLs: read's body %v, failed authentication's account %d, key %v and body %v", pg[1].RequestBody, pg[2].AccountID, pg[2].APIKeyID, pg[2].RequestBody)
 	}
 }
 

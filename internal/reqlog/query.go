@@ -81,10 +81,14 @@ func List(ctx context.Context, c *ent.Client, orgID int, env policy.Environment,
 	return list(ctx, c, apirequest.AccountID(acct.ID), acct.ID, f)
 }
 
+// NoAccount is the account_id of a failed authentication's row, which
+// belongs to no account: no account has id 0.
+const NoAccount = 0
+
 // ListFailedAuth returns a page of the failed authentications, which belong
 // to no account, newest first: an operator's view of the whole server.
 func ListFailedAuth(ctx context.Context, c *ent.Client, f Filter) ([]*ent.APIRequest, error) {
-	return list(ctx, c, apirequest.AccountIDIsNil(), 0, f)
+	return list(ctx, c, apirequest.AccountID(NoAccount), NoAccount, f)
 }
 
 // list is a page of the requests owner confines the query to: of account
@@ -134,7 +138,7 @@ func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), acct in
 	var cursor *position
 	if f.Before != 0 {
 		// The cursor's request: most of an account's are plain reads.
-		if acct != 0 {
+		if acct != NoAccount {
 			r, err := readByID(ctx, c, acct, f.Before)
 			if err != nil {
 				return nil, err
@@ -161,7 +165,7 @@ func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), acct in
 	// page, which bounds the search of the rows (for a read operation the
 	// rows hold its errors alone).
 	var reads []*ent.APIRequest
-	if acct != 0 {
+	if acct != NoAccount {
 		var err error
 		if reads, err = listReads(ctx, c, acct, f, cursor, limit); err != nil {
 			return nil, err
@@ -312,12 +316,12 @@ const findWindow = time.Second
 
 // Events returns the webhook events request r emitted, oldest first.
 func Events(ctx context.Context, c *ent.Client, r *ent.APIRequest) ([]*ent.Event, error) {
-	if r.AccountID == nil {
+	if r.AccountID == NoAccount {
 		return nil, nil
 	}
 	// System viewer: events are system-only; the query is confined to the request's account.
 	return c.Event.Query().
-		Where(event.RequestID(r.RequestID), event.AccountID(*r.AccountID)).
+		Where(event.RequestID(r.RequestID), event.AccountID(r.AccountID)).
 		Order(event.ByID()).
 		All(policy.System(ctx))
 }

@@ -343,7 +343,7 @@ func decodeReads(rr *ent.APIRequestRead) ([]*ent.APIRequest, error) {
 	for len(b) > 0 {
 		id += int64(uv())
 		at += int64(uv())
-		r := &ent.APIRequest{ID: int(id), CreatedAt: time.UnixMicro(at).UTC(), AccountID: &acct, APIKeyID: &key,
+		r := &ent.APIRequest{ID: int(id), CreatedAt: time.UnixMicro(at).UTC(), AccountID: acct, APIKeyID: &key,
 			Method: rr.Method, Operation: rr.Operation}
 		r.Status = int(uv())
 		r.StatusClass = r.Status / 100

@@ -52,7 +52,7 @@ func TestReadsEncodeDecode(t *testing.T) {
 	acct, key := 5, 9
 	want := make([]*ent.APIRequest, len(reads))
 	for i, r := range reads {
-		want[i] = &ent.APIRequest{ID: int(rowIDs[i]), CreatedAt: r.at, AccountID: &acct, APIKeyID: &key, Method: "GET", Operation: "getTag",
+		want[i] = &ent.APIRequest{ID: int(rowIDs[i]), CreatedAt: r.at, AccountID: acct, APIKeyID: &key, Method: "GET", Operation: "getTag",
 			Path: r.path, Status: r.status, StatusClass: 2, RequestID: r.requestID, ClientRequestID: r.clientRequestID,
 			DurationUs: r.us, ClientAddr: r.addr, UserAgent: r.userAgent}
 	}

@@ -188,8 +188,9 @@ func (w *Writer) write(ctx context.Context, batch []*Entry) {
 var columns = []string{"created_at", "account_id", "api_key_id", "method", "operation", "path", "status", "status_class", "error_code", "request_id",
 	"client_request_id", "duration_us", "client_addr", "user_agent", "request_body", "response_body", "truncated", "deprecated"}
 
-// row is a request's row as stored, in the order of columns: an account or
-// a key of 0, and a nil body, are NULL.
+// row is a request's row as stored, in the order of columns: a key of 0,
+// and a nil body, are NULL; an account of 0 (NoAccount) is a failed
+// authentication's.
 type row struct {
 	at                                                time.Time
 	account, key                                      int64
@@ -204,10 +205,7 @@ type row struct {
 
 // args are r's values in the order of columns, as database/sql takes them.
 func (r *row) args() []any {
-	var account, key, req, res any
-	if r.account != 0 {
-		account = r.account
-	}
+	var key, req, res any
 	if r.key != 0 {
 		key = r.key
 	}
@@ -217,7 +215,7 @@ func (r *row) args() []any {
 	if r.response != nil {
 		res = r.response
 	}
-	return []any{r.at, account, key, r.method, r.operation, r.path, int64(r.status), int64(r.status / 100), r.code, r.requestID,
+	return []any{r.at, r.account, key, r.method, r.operation, r.path, int64(r.status), int64(r.status / 100), r.code, r.requestID,
 		r.clientRequestID, r.us, r.addr, r.userAgent, req, res, r.truncated, r.deprecated}
 }
 
@@ -226,7 +224,7 @@ func (r *row) args() []any {
 func (r *row) appendCopy(b []byte) []byte {
 	b = r.at.AppendFormat(b, copyTime)
 	b = append(b, '\t')
-	b = appendCopyID(b, r.account)
+	b = strconv.AppendInt(b, r.account, 10)
 	b = append(b, '\t')
 	b = appendCopyID(b, r.key)
 	b = append(b, '\t')
@@ -432,9 +430,7 @@ func rowOf(r *ent.APIRequest) row {
 		status: r.Status, code: r.ErrorCode, requestID: r.RequestID, clientRequestID: r.ClientRequestID, us: r.DurationUs,
 		addr: r.ClientAddr, userAgent: r.UserAgent, request: r.RequestBody, response: r.ResponseBody, truncated: r.Truncated,
 		deprecated: r.Deprecated}
-	if r.AccountID != nil {
-		out.account = int64(*r.AccountID)
-	}
+	out.account = int64(r.AccountID)
 	if r.APIKeyID != nil {
 		out.key = int64(*r.APIKeyID)
 	}

@@ -16,10 +16,6 @@ const (
 	// the rows of one account, which every query of them filters by it.
 	// AccountMixin gives it to every schema it makes an account's.
 	Distributed Class = "distributed"
-	// DistributedOnceAccountID tables are distributed by account_id once
-	// they have it NOT NULL, which they do not have yet: rows that belong to
-	// an account through another table, or may belong to none.
-	DistributedOnceAccountID Class = "distributed once account_id is added"
 	// Reference tables have a copy on every node: shared rows, and the rows
 	// read before the account is known.
 	Reference Class = "reference"
@@ -29,15 +25,14 @@ const (
 )
 
 // Classes are every class, in the order docs/scaling.md explains them.
-var Classes = []Class{Distributed, DistributedOnceAccountID, Reference, Local}
+var Classes = []Class{Distributed, Reference, Local}
 
 // Placement declares a schema's table's class on a distributed PostgreSQL.
 // Every schema has one: AccountMixin gives Distributed (and nothing to a
 // shared schema, whose rows belong to no account), and a schema that is not
 // an account's, or whose class is not Distributed, declares its own with
-// Place. The generator refuses a schema without one, and a class that the
-// table's account_id does not allow (Distributed without it NOT NULL,
-// DistributedOnceAccountID with it NOT NULL); it lists the tables' classes
+// Place. The generator refuses a schema without one, and Distributed for a
+// table without account_id NOT NULL; it lists the tables' classes
 // in package ent/migrate (migrate.Classes).
 type Placement struct {
 	Class Class `json:"class"`

@@ -22,10 +22,9 @@ type Placement struct {
 // classNames are the Go names of the classes, in package annotate and in the
 // generated package ent/migrate.
 var classNames = map[annotate.Class]string{
-	annotate.Distributed:              "Distributed",
-	annotate.DistributedOnceAccountID: "DistributedOnceAccountID",
-	annotate.Reference:                "Reference",
-	annotate.Local:                    "Local",
+	annotate.Distributed: "Distributed",
+	annotate.Reference:   "Reference",
+	annotate.Local:       "Local",
 }
 
 // Const is the Go name of the table's class.
@@ -48,17 +47,13 @@ func classConsts() []ClassConst {
 }
 
 // IsDistributed reports whether the table's rows go to the shards of their
-// account, now or once it has account_id NOT NULL.
-func (p Placement) IsDistributed() bool {
-	return p.Class == annotate.Distributed || p.Class == annotate.DistributedOnceAccountID
-}
+// account.
+func (p Placement) IsDistributed() bool { return p.Class == annotate.Distributed }
 
 // placements are the classes of every table of g, in order of table name,
 // which the template migrate/placement lists in package ent/migrate. It
 // refuses a table whose schema declares no class, a class it does not know,
-// and a class that the table's account_id does not allow: Distributed needs
-// it NOT NULL, DistributedOnceAccountID is for a table that does not have it
-// so yet.
+// and Distributed for a table without account_id NOT NULL.
 func placements(g *gen.Graph) ([]Placement, error) {
 	tables, err := g.Tables()
 	if err != nil {
@@ -111,11 +106,8 @@ func placementError(tb *schema.Table, class annotate.Class) string {
 			notNull = !c.Nullable
 		}
 	}
-	switch {
-	case class == annotate.Distributed && !notNull:
-		return fmt.Sprintf("table %s is %s by account_id, which it does not have NOT NULL: place it %q", tb.Name, class, annotate.DistributedOnceAccountID)
-	case class == annotate.DistributedOnceAccountID && notNull:
-		return fmt.Sprintf("table %s has account_id NOT NULL: place it %q", tb.Name, annotate.Distributed)
+	if class == annotate.Distributed && !notNull {
+		return fmt.Sprintf("table %s is %s by account_id, which it does not have NOT NULL: give it the column NOT NULL, or place it %q or %q", tb.Name, class, annotate.Reference, annotate.Local)
 	}
 	return ""
 }

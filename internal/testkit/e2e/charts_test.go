@@ -75,7 +75,7 @@ func TestRequestCharts(t *testing.T) {
 		sys := policy.System(context.Background())
 		now := time.Now().UTC()
 		log := func(acct int, at time.Time, status int) {
-			if _, err := reqlog.Insert(sys, st, &ent.APIRequest{CreatedAt: at, AccountID: &acct, Method: "GET", Operation: "listTags",
+			if _, err := reqlog.Insert(sys, st, &ent.APIRequest{CreatedAt: at, AccountID: acct, Method: "GET", Operation: "listTags",
 				Path: "/v1/tags", Status: status, RequestID: ids.NewAt("req_", at), DurationUs: 900}); err != nil {
 				t.Fatal(err)
 			}

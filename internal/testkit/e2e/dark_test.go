@@ -90,7 +90,7 @@ func TestDarkMode(t *testing.T) {
 		at := time.Now().UTC().Add(-time.Hour)
 		for _, status := range []int{200, 200, 404, 503} {
 			acct := org.Test.ID
-			if _, err := reqlog.Insert(sys, st, &ent.APIRequest{CreatedAt: at, AccountID: &acct, Method: "GET", Operation: "listTags",
+			if _, err := reqlog.Insert(sys, st, &ent.APIRequest{CreatedAt: at, AccountID: acct, Method: "GET", Operation: "listTags",
 				Path: "/v1/tags", Status: status, RequestID: ids.NewAt("req_", at), DurationUs: 900}); err != nil {
 				t.Fatal(err)
 			}

@@ -26,7 +26,7 @@ import (
 // does, with the key (0 for none), operation, status and bodies given.
 func logRequest(t *testing.T, st *store.Store, acct, key int, method, op, path string, status int, code, reqBody, respBody string) *ent.APIRequest {
 	t.Helper()
-	r := &ent.APIRequest{CreatedAt: time.Now().UTC(), AccountID: &acct, Method: method, Operation: op, Path: path, Status: status,
+	r := &ent.APIRequest{CreatedAt: time.Now().UTC(), AccountID: acct, Method: method, Operation: op, Path: path, Status: status,
 		ErrorCode: code, RequestID: ids.NewAt("req_", time.Now().UTC()), DurationUs: 4200, ClientAddr: "198.51.100.7", UserAgent: "shop/1.0",
 		RequestBody: []byte(reqBody), ResponseBody: []byte(respBody)}
 	if key != 0 {
