@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,7 +48,16 @@ type Writer struct {
 	// parts are the day partitions of api_requests on PostgreSQL.
 	parts *partitions
 	log   *slog.Logger
-	queue chan *Entry
+	// mu guards pending, the entries recorded and not yet taken by the
+	// writer (at most limit of them), and spare, the slice of the last batch
+	// written, which takes pending's place when the writer takes it.
+	mu             sync.Mutex
+	pending, spare []Entry
+	limit          int
+	// full wakes the writer when pending holds a batch: a request does not
+	// wake it, which at thousands of requests a second cost every request a
+	// goroutine's and often a thread's wake-up.
+	full chan struct{}
 	// written and dropped count entries since the start.
 	written, dropped atomic.Int64
 	// reported is the dropped count of the last warning.
@@ -73,18 +83,49 @@ func NewWriter(st *store.Store, log *slog.Logger, queue int) *Writer {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Writer{db: st.DB, dialect: st.Dialect, parts: newPartitions(st.DB), log: log, queue: make(chan *Entry, queue), now: time.Now}
+	return &Writer{db: st.DB, dialect: st.Dialect, parts: newPartitions(st.DB), log: log, limit: queue, full: make(chan struct{}, 1), now: time.Now}
 }
 
-// Record queues e for the writer, or drops it when the queue is full.
+// Record queues a copy of e for the writer, or drops it when the queue is
+// full. It never waits for the writer, and wakes it only when a batch is
+// ready; otherwise the writer takes what is queued every flushEvery.
 func (w *Writer) Record(e *Entry) {
 	if w == nil {
 		return
 	}
-	select {
-	case w.queue <- e:
-	default:
+	w.mu.Lock()
+	if len(w.pending) >= w.limit {
+		w.mu.Unlock()
 		w.dropped.Add(1)
+		return
+	}
+	w.pending = append(w.pending, *e)
+	n := len(w.pending)
+	w.mu.Unlock()
+	if n == batchSize {
+		select {
+		case w.full <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// take returns the queued entries, leaving the queue empty; done gives the
+// slice back once they are written.
+func (w *Writer) take() (batch []Entry, done func()) {
+	w.mu.Lock()
+	batch, w.pending, w.spare = w.pending, w.spare[:0], nil
+	w.mu.Unlock()
+	return batch, func() {
+		// The entries' strings and bodies are let go; the slice is kept
+		// unless a burst grew it past a few batches.
+		clear(batch)
+		if cap(batch) > 4*batchSize {
+			return
+		}
+		w.mu.Lock()
+		w.spare = batch[:0]
+		w.mu.Unlock()
 	}
 }
 
@@ -101,52 +142,38 @@ func (w *Writer) Run(ctx context.Context) {
 	tick := time.NewTicker(flushEvery)
 	defer tick.Stop()
 	warned := w.now()
-	batch := make([]*Entry, 0, batchSize)
 	for {
 		select {
 		case <-ctx.Done():
-			w.drain(batch)
+			w.Flush() // Run returns: the last write is the only one
 			return
-		case e := <-w.queue:
-			batch = append(batch, e)
-			if len(batch) < batchSize {
-				continue
-			}
+		case <-w.full:
 		case <-tick.C:
-			if len(batch) == 0 {
-				w.warn(&warned)
-				continue
-			}
 		}
-		w.write(context.WithoutCancel(ctx), batch)
-		batch = batch[:0]
+		w.writeQueued(context.WithoutCancel(ctx))
 		w.warn(&warned)
 	}
 }
 
-// drain writes batch and whatever is queued, once the server stops.
-func (w *Writer) drain(batch []*Entry) {
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-	defer cancel()
-	for {
-		select {
-		case e := <-w.queue:
-			batch = append(batch, e)
-			if len(batch) < batchSize {
-				continue
-			}
-		default:
-			w.write(ctx, batch)
-			return
-		}
-		w.write(ctx, batch)
-		batch = batch[:0]
+// writeQueued writes what is queued, in batches of at most batchSize.
+func (w *Writer) writeQueued(ctx context.Context) {
+	queued, done := w.take()
+	defer done()
+	for len(queued) > 0 {
+		n := min(len(queued), batchSize)
+		w.write(ctx, queued[:n])
+		queued = queued[n:]
 	}
 }
 
-// Flush writes what is queued now, for tests and commands that need the
-// rows before they go on. Run must not be running.
-func (w *Writer) Flush() { w.drain(make([]*Entry, 0, batchSize)) }
+// Flush writes what is queued now, for at most writeTimeout in all: the
+// writer's last write when the server stops, and for tests and commands
+// that need the rows before they go on. Run must not be running.
+func (w *Writer) Flush() {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	w.writeQueued(ctx)
+}
 
 // warn logs the entries dropped since the last warning, at most once per
 // warnEvery.
@@ -164,15 +191,15 @@ func (w *Writer) warn(last *time.Time) {
 
 // write stores batch with its hours' counts in one transaction (put); a
 // failure drops and counts it.
-func (w *Writer) write(ctx context.Context, batch []*Entry) {
+func (w *Writer) write(ctx context.Context, batch []Entry) {
 	if len(batch) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	rows := w.rows[:0]
-	for _, e := range batch {
-		rows = append(rows, rowOfEntry(e))
+	for i := range batch {
+		rows = append(rows, rowOfEntry(&batch[i]))
 	}
 	// The next batch reuses the slice; the rows' strings and bodies are let go.
 	defer func() { clear(rows); w.rows = rows[:0] }()
