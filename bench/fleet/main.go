@@ -17,6 +17,9 @@
 //
 // With -mode failover (failover.go) the database is instead a Patroni
 // cluster made from the kit, whose leader and standby fail under the load.
+// With -mode load (load.go) it runs only the mixed load and its checks,
+// against a Larder already serving (-url, -database: bench/citus.sh on a
+// Citus cluster); -mode receive is a webhook receiver alone.
 package main
 
 import (
@@ -57,6 +60,9 @@ type config struct {
 	jsonOut, mode           string
 	// only, with -mode failover, runs only the faults whose name has it.
 	only string
+	// With -mode load and -mode receive (load.go): Larder's URL and
+	// database, and the received webhooks' file.
+	url, database, received string
 }
 
 func main() {
@@ -65,16 +71,23 @@ func main() {
 	flag.StringVar(&c.larder, "larder", "", "the larder binary (required)")
 	flag.StringVar(&c.kit, "kit", "deploy", "the deployment kit's directory")
 	flag.StringVar(&c.pgbin, "pgbin", "/usr/lib/postgresql/15/bin", "PostgreSQL's programs")
-	flag.IntVar(&c.base, "port", 27400, "first of the loopback ports used (PostgreSQL, PgBouncer, HAProxy, three servers, the receiver; 22 with -mode failover)")
+	flag.IntVar(&c.base, "port", 27400, "first of the loopback ports used (PostgreSQL, PgBouncer, HAProxy, three servers, the receiver; 22 with -mode failover; the receiver's alone with -mode load and -mode receive)")
 	flag.IntVar(&c.limit, "rate-limit", 600, "requests per minute per account while the shared budget is checked")
 	flag.IntVar(&c.probe, "probe", 900, "requests sent within one minute to check the shared budget")
 	flag.IntVar(&c.workers, "c", 8, "concurrent clients of the mixed load")
 	flag.DurationVar(&c.steady, "steady", 10*time.Second, "load between faults")
 	flag.StringVar(&c.jsonOut, "json", "", "also write the report as JSON to this file")
-	flag.StringVar(&c.mode, "mode", "faults", "faults: the faults under load; cost: the throughput and CPU per request of each layout; failover: a Patroni cluster's faults under load (bench/failover.sh)")
+	flag.StringVar(&c.mode, "mode", "faults", "faults: the faults under load; cost: the throughput and CPU per request of each layout; failover: a Patroni cluster's faults under load (bench/failover.sh); load: the mixed load alone against -url and -database; receive: a webhook receiver on -port only")
 	flag.StringVar(&c.only, "only", "", "with -mode failover: run only the faults whose name contains this (all when empty)")
 	flag.DurationVar(&c.measure, "d", 10*time.Second, "with -mode cost: how long each workload runs on each layout")
+	flag.StringVar(&c.url, "url", "", "with -mode load: the URL of a Larder already serving (its webhook dispatcher on)")
+	flag.StringVar(&c.database, "database", "", "with -mode load: the database that Larder serves (the organization is made there)")
+	flag.StringVar(&c.received, "received", "", "with -mode receive: the file each delivery's webhook-id is added to")
 	flag.Parse()
+	if c.mode == "receive" {
+		receive(c)
+		return
+	}
 	if c.dir == "" || c.larder == "" {
 		log.Fatal("fleet: -dir and -larder are required")
 	}
@@ -95,8 +108,11 @@ func main() {
 		return
 	}
 	run := f.run
-	if c.mode == "failover" {
+	switch c.mode {
+	case "failover":
 		run = f.failoverRun
+	case "load":
+		run = f.loadRun
 	}
 	rep, err := run()
 	f.stopAll()
@@ -105,6 +121,8 @@ func main() {
 	}
 	if c.mode == "failover" {
 		rep.printFailover(os.Stdout)
+	} else if c.mode == "load" {
+		rep.printLoad(os.Stdout)
 	} else {
 		rep.print(os.Stdout)
 	}
@@ -146,6 +164,9 @@ func (f *fleet) ports() {
 }
 
 func (f *fleet) direct() string {
+	if f.c.database != "" {
+		return f.c.database
+	}
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/larder?sslmode=disable", f.pg)
 }
 
@@ -307,6 +328,16 @@ func (f *fleet) setup() error {
 	if out, err := exec.Command(f.c.larder, "migrate", "--database", f.direct()).CombinedOutput(); err != nil {
 		return fmt.Errorf("migrate: %v\n%s", err, out)
 	}
+	if err := f.organizations(); err != nil {
+		return err
+	}
+	return f.renderKit()
+}
+
+// organizations makes the load's organization, its key and its test
+// account's webhook endpoint at the receiver (started here), and the probe's
+// organization and key.
+func (f *fleet) organizations() error {
 	var org struct {
 		ID       int
 		Accounts map[string]struct{ ID int }
@@ -337,7 +368,7 @@ func (f *fleet) setup() error {
 		"--url", fmt.Sprintf("http://127.0.0.1:%d/hook", f.recv)); err != nil {
 		return err
 	}
-	return f.renderKit()
+	return nil
 }
 
 // renderKit writes the kit's HAProxy and PgBouncer configurations with
@@ -1127,12 +1158,20 @@ func shippedOne(body []byte) bool {
 	return err == nil && q >= 1
 }
 
+// readBack is where lost reads the writes back: -url, or the second server.
+func (f *fleet) readBack() string {
+	if f.c.url != "" {
+		return f.c.url
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d", f.servers[1])
+}
+
 // lost reads every acknowledged write back, from one server directly.
 func (f *fleet) lost(acked []written) ([]string, error) {
 	var lost []string
 	client := &http.Client{Timeout: 15 * time.Second}
 	for _, w := range acked {
-		req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d%s", f.servers[1], w.path), nil)
+		req, _ := http.NewRequest("GET", f.readBack()+w.path, nil)
 		req.Header.Set("Authorization", "Bearer "+f.key)
 		res, err := client.Do(req)
 		if err != nil {

@@ -253,16 +253,20 @@ func buildBillLines(ctx context.Context, tx *ent.Tx, in []oas.BillLineInput) ([]
 			}
 		}
 		// Each id once: a 1000-line body naming 20 products asks for 20.
+		// None, no read: an empty IN is a constant false, which a
+		// distributed PostgreSQL sends to every shard.
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
-		found, err := tx.Product.Query().Where(product.IDIn(ids...)).Select(product.FieldProductCode, product.FieldName, product.FieldUomQty, product.FieldUomBaseConversion, product.FieldCost).All(policy.SeeingCost(ctx))
-		if err != nil {
-			return nil, nil, err
-		}
-		read = make(map[int]*ent.Product, len(found))
-		known := make(map[int]bool, len(found))
-		for _, r := range found {
-			read[r.ID], known[r.ID] = r, true
+		read = make(map[int]*ent.Product, len(ids))
+		known := make(map[int]bool, len(ids))
+		if len(ids) > 0 {
+			found, err := tx.Product.Query().Where(product.IDIn(ids...)).Select(product.FieldProductCode, product.FieldName, product.FieldUomQty, product.FieldUomBaseConversion, product.FieldCost).All(policy.SeeingCost(ctx))
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, r := range found {
+				read[r.ID], known[r.ID] = r, true
+			}
 		}
 		for i, b := range out {
 			if id, ok := b.Mutation().ProductID(); ok && !known[id] {
@@ -278,15 +282,19 @@ func buildBillLines(ctx context.Context, tx *ent.Tx, in []oas.BillLineInput) ([]
 			}
 		}
 		// Each id once: a 1000-line body naming 20 products asks for 20.
+		// None, no read: an empty IN is a constant false, which a
+		// distributed PostgreSQL sends to every shard.
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
-		found, err := tx.Location.Query().Where(location.IDIn(ids...)).IDs(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		known := make(map[int]bool, len(found))
-		for _, id := range found {
-			known[id] = true
+		known := make(map[int]bool, len(ids))
+		if len(ids) > 0 {
+			found, err := tx.Location.Query().Where(location.IDIn(ids...)).IDs(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, id := range found {
+				known[id] = true
+			}
 		}
 		for i, b := range out {
 			if id, ok := b.Mutation().LocationID(); ok && !known[id] {

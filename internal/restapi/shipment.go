@@ -121,15 +121,19 @@ func buildShipmentLines(ctx context.Context, tx *ent.Tx, in []oas.ShipmentLineIn
 			}
 		}
 		// Each id once: a 1000-line body naming 20 products asks for 20.
+		// None, no read: an empty IN is a constant false, which a
+		// distributed PostgreSQL sends to every shard.
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
-		found, err := tx.ProductLot.Query().Where(productlot.IDIn(ids...)).IDs(ctx)
-		if err != nil {
-			return nil, err
-		}
-		known := make(map[int]bool, len(found))
-		for _, id := range found {
-			known[id] = true
+		known := make(map[int]bool, len(ids))
+		if len(ids) > 0 {
+			found, err := tx.ProductLot.Query().Where(productlot.IDIn(ids...)).IDs(ctx)
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range found {
+				known[id] = true
+			}
 		}
 		for i, b := range out {
 			if id, ok := b.Mutation().LotID(); ok && !known[id] {

@@ -258,7 +258,9 @@ func (r *Registry) ResendFailed(ctx context.Context, orgID, endpointID int, sinc
 		if !ep.Enabled {
 			return fmt.Errorf("webhook endpoint %d is disabled: enable it to resend its deliveries", endpointID)
 		}
+		// By the endpoint's account too: on a Citus cluster, one shard.
 		queueable := webhookdelivery.And(
+			webhookdelivery.AccountID(ep.AccountID),
 			webhookdelivery.EndpointID(endpointID),
 			deliveryOf(orgID),
 			webhookdelivery.CreatedAtGTE(since),

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -305,6 +306,7 @@ func (d *Dispatcher) claim(ctx context.Context, fl *flight) (dels []*ent.Webhook
 			return dels, true, nil
 		}
 		var picked []int
+		var pickedBy map[int][]int // picked by account
 		err := ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
 			now := d.now()
 			due := func() *ent.WebhookDeliveryQuery {
@@ -324,7 +326,7 @@ func (d *Dispatcher) claim(ctx context.Context, fl *flight) (dels []*ent.Webhook
 			if d.lock() {
 				cands, err = lockDue(sys, due, free)
 			} else {
-				cands, err = due().Select(webhookdelivery.FieldID, webhookdelivery.FieldEndpointID).All(sys)
+				cands, err = due().Select(webhookdelivery.FieldID, webhookdelivery.FieldEndpointID, webhookdelivery.FieldAccountID).All(sys)
 			}
 			if err != nil {
 				return err
@@ -336,23 +338,15 @@ func (d *Dispatcher) claim(ctx context.Context, fl *flight) (dels []*ent.Webhook
 			if len(picked) == 0 {
 				return nil
 			}
-			if !d.lock() {
-				return tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(picked...)).
-					SetLockedUntil(now.Add(d.o.Lease)).Exec(sys)
-			}
 			// By account, as they were locked.
-			byAccount := map[int][]int{}
-			var accounts []int
+			pickedBy = map[int][]int{}
 			for _, c := range cands {
 				if slices.Contains(picked, c.ID) {
-					if byAccount[c.AccountID] == nil {
-						accounts = append(accounts, c.AccountID)
-					}
-					byAccount[c.AccountID] = append(byAccount[c.AccountID], c.ID)
+					pickedBy[c.AccountID] = append(pickedBy[c.AccountID], c.ID)
 				}
 			}
-			for _, account := range accounts {
-				if err := tx.WebhookDelivery.Update().Where(webhookdelivery.AccountID(account), webhookdelivery.IDIn(byAccount[account]...)).
+			for _, account := range slices.Sorted(maps.Keys(pickedBy)) {
+				if err := tx.WebhookDelivery.Update().Where(webhookdelivery.AccountID(account), webhookdelivery.IDIn(pickedBy[account]...)).
 					SetLockedUntil(now.Add(d.o.Lease)).Exec(sys); err != nil {
 					return err
 				}
@@ -362,8 +356,7 @@ func (d *Dispatcher) claim(ctx context.Context, fl *flight) (dels []*ent.Webhook
 		if err != nil || len(picked) == 0 {
 			return dels, more, err
 		}
-		got, err := d.st.Client.WebhookDelivery.Query().Where(webhookdelivery.IDIn(picked...)).
-			WithEndpoint().WithEvent().Order(webhookdelivery.ByNextAttemptAt(), webhookdelivery.ByID()).All(sys)
+		got, err := d.leased(sys, pickedBy)
 		if err != nil {
 			return dels, more, err // the leases end and another round sends them
 		}
@@ -376,6 +369,34 @@ func (d *Dispatcher) claim(ctx context.Context, fl *flight) (dels []*ent.Webhook
 		}
 	}
 	return dels, more, nil
+}
+
+// leased reads the deliveries of ids (by account) with their endpoint and
+// event, in the order they fall due: each account's in statements that name
+// it (on a Citus cluster, one shard).
+func (d *Dispatcher) leased(sys context.Context, ids map[int][]int) ([]*ent.WebhookDelivery, error) {
+	var out []*ent.WebhookDelivery
+	for _, account := range slices.Sorted(maps.Keys(ids)) {
+		got, err := d.st.Client.WebhookDelivery.Query().
+			Where(webhookdelivery.AccountID(account), webhookdelivery.IDIn(ids[account]...)).
+			WithEndpoint(func(q *ent.WebhookEndpointQuery) { q.Where(webhookendpoint.AccountID(account)) }).
+			WithEvent(func(q *ent.EventQuery) { q.Where(event.AccountID(account)) }).
+			All(sys)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	slices.SortStableFunc(out, byDue)
+	return out, nil
+}
+
+// byDue orders deliveries as they fall due: by next attempt, then by id.
+func byDue(a, b *ent.WebhookDelivery) int {
+	if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
+		return c
+	}
+	return a.ID - b.ID
 }
 
 // lockDue locks, FOR UPDATE SKIP LOCKED, up to free of the deliveries due
@@ -408,12 +429,7 @@ func lockDue(sys context.Context, due func() *ent.WebhookDeliveryQuery, free int
 		}
 		out = append(out, got...)
 	}
-	slices.SortStableFunc(out, func(a, b *ent.WebhookDelivery) int {
-		if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
-			return c
-		}
-		return a.ID - b.ID
-	})
+	slices.SortStableFunc(out, byDue)
 	return out, nil
 }
 
@@ -471,7 +487,7 @@ func (d *Dispatcher) Resend(ctx context.Context, orgID, deliveryID int) (*ent.We
 	if err != nil {
 		return nil, err
 	}
-	return d.attempt(ctx, deliveryID, webhookattempt.TriggerResend, func(tx *ent.Tx) error {
+	return d.attempt(ctx, del.AccountID, deliveryID, webhookattempt.TriggerResend, func(tx *ent.Tx) error {
 		return recordEndpoint(sys, tx, orgID, del.EndpointID, audit.DeliveriesResent, d.now(),
 			map[string]any{"delivery_id": deliveryID, "event_id": del.Edges.Event.EventID, "count": 1})
 	})
@@ -486,7 +502,7 @@ func (d *Dispatcher) Ping(ctx context.Context, orgID, endpointID int) (*ent.Even
 	if err != nil {
 		return nil, nil, err
 	}
-	a, err := d.attempt(ctx, del.ID, webhookattempt.TriggerPing, nil)
+	a, err := d.attempt(ctx, del.AccountID, del.ID, webhookattempt.TriggerPing, nil)
 	return ev, a, err
 }
 
@@ -569,14 +585,18 @@ type result struct {
 
 func (r result) ok() bool { return r.err == nil && r.status >= 200 && r.status < 300 }
 
-// attempt posts a delivery now and records the attempt and its consequences,
-// and what also (when not nil) writes in the same transaction.
-func (d *Dispatcher) attempt(ctx context.Context, id int, trigger webhookattempt.Trigger, also func(*ent.Tx) error) (*ent.WebhookAttempt, error) {
+// attempt posts a delivery (of account) now and records the attempt and its
+// consequences, and what also (when not nil) writes in the same transaction.
+func (d *Dispatcher) attempt(ctx context.Context, account, id int, trigger webhookattempt.Trigger, also func(*ent.Tx) error) (*ent.WebhookAttempt, error) {
 	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
-	del, err := d.st.Client.WebhookDelivery.Query().Where(webhookdelivery.ID(id)).WithEndpoint().WithEvent().Only(policy.System(ctx))
+	dels, err := d.leased(policy.System(ctx), map[int][]int{account: {id}})
 	if err != nil {
 		return nil, err
 	}
+	if len(dels) == 0 {
+		return nil, deliveryNotFound(id)
+	}
+	del := dels[0]
 	o, ok := d.send(ctx, del, trigger)
 	if !ok {
 		return nil, ctx.Err()
@@ -625,7 +645,8 @@ func (d *Dispatcher) send(ctx context.Context, del *ent.WebhookDelivery, trigger
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(sys), 5*time.Second)
 		defer cancel()
 		if trigger != webhookattempt.TriggerResend {
-			_ = d.st.Client.WebhookDelivery.UpdateOneID(del.ID).ClearLockedUntil().Exec(rctx)
+			_ = d.st.Client.WebhookDelivery.Update().Where(webhookdelivery.AccountID(del.AccountID), webhookdelivery.ID(del.ID)).
+				ClearLockedUntil().Exec(rctx)
 		}
 		return outcome{}, false
 	}
@@ -717,30 +738,45 @@ func (d *Dispatcher) record(ctx context.Context, also func(*ent.Tx) error, outs 
 	err := ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
 		disabled = nil
 		clear(abandoned)
-		creates := make([]*ent.WebhookAttemptCreate, len(outs))
+		// The attempts in one INSERT per account (on a Citus cluster, one
+		// shard each), returned in the order of outs.
+		as = make([]*ent.WebhookAttempt, len(outs))
+		byAccount := map[int][]int{} // indexes of outs
 		failing := map[int]bool{}
 		for i, o := range outs {
-			creates[i] = attemptOf(tx, o)
+			byAccount[o.del.AccountID] = append(byAccount[o.del.AccountID], i)
 			if !o.res.ok() {
 				failing[o.del.EndpointID] = true
 			}
 		}
-		var err error
-		if as, err = tx.WebhookAttempt.CreateBulk(creates...).Save(sys); err != nil {
-			return err
+		for _, account := range slices.Sorted(maps.Keys(byAccount)) {
+			idx := byAccount[account]
+			creates := make([]*ent.WebhookAttemptCreate, len(idx))
+			for k, i := range idx {
+				creates[k] = attemptOf(tx, outs[i])
+			}
+			saved, err := tx.WebhookAttempt.CreateBulk(creates...).Save(sys)
+			if err != nil {
+				return err
+			}
+			for k, i := range idx {
+				as[i] = saved[k]
+			}
 		}
 		if also != nil {
 			if err := also(tx); err != nil {
 				return err
 			}
 		}
-		var succeeded, healthy []int
+		// By account: the deliveries that succeeded, and their endpoints.
+		succeeded, healthy := map[int][]int{}, map[int][]int{}
 		for i, o := range outs {
 			if o.trigger == webhookattempt.TriggerSchedule && o.res.ok() &&
 				o.del.Status == webhookdelivery.StatusPending && !failing[o.del.EndpointID] {
-				succeeded = append(succeeded, o.del.ID)
-				if !slices.Contains(healthy, o.del.EndpointID) {
-					healthy = append(healthy, o.del.EndpointID)
+				a := o.del.AccountID
+				succeeded[a] = append(succeeded[a], o.del.ID)
+				if !slices.Contains(healthy[a], o.del.EndpointID) {
+					healthy[a] = append(healthy[a], o.del.EndpointID)
 				}
 				continue
 			}
@@ -753,17 +789,19 @@ func (d *Dispatcher) record(ctx context.Context, also func(*ent.Tx) error, outs 
 				disabled = append(disabled, ep)
 			}
 		}
-		if len(succeeded) == 0 {
-			return nil
+		for _, a := range slices.Sorted(maps.Keys(succeeded)) {
+			if err := tx.WebhookDelivery.Update().Where(webhookdelivery.AccountID(a), webhookdelivery.IDIn(succeeded[a]...)).
+				ClearLockedUntil().SetStatus(webhookdelivery.StatusSucceeded).SetFinishedAt(now).
+				AddAttemptCount(1).Exec(sys); err != nil {
+				return err
+			}
+			if err := tx.WebhookEndpoint.Update().
+				Where(webhookendpoint.AccountID(a), webhookendpoint.IDIn(healthy[a]...), webhookendpoint.FailingSinceNotNil()).
+				ClearFailingSince().Exec(sys); err != nil {
+				return err
+			}
 		}
-		if err := tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(succeeded...)).
-			ClearLockedUntil().SetStatus(webhookdelivery.StatusSucceeded).SetFinishedAt(now).
-			AddAttemptCount(1).Exec(sys); err != nil {
-			return err
-		}
-		return tx.WebhookEndpoint.Update().
-			Where(webhookendpoint.IDIn(healthy...), webhookendpoint.FailingSinceNotNil()).
-			ClearFailingSince().Exec(sys)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -822,7 +860,7 @@ func attemptOf(tx *ent.Tx, o outcome) *ent.WebhookAttemptCreate {
 func (d *Dispatcher) apply(sys context.Context, tx *ent.Tx, now time.Time, o outcome) (*ent.WebhookEndpoint, bool, error) {
 	del, res, trigger := o.del, o.res, o.trigger
 	abandoned := false
-	u := tx.WebhookDelivery.UpdateOneID(del.ID)
+	u := tx.WebhookDelivery.Update().Where(webhookdelivery.AccountID(del.AccountID), webhookdelivery.ID(del.ID))
 	if trigger != webhookattempt.TriggerResend {
 		u.ClearLockedUntil() // a resend leaves a dispatcher's lease alone
 	}
@@ -850,22 +888,24 @@ func (d *Dispatcher) apply(sys context.Context, tx *ent.Tx, now time.Time, o out
 	if trigger == webhookattempt.TriggerPing || res.unsent {
 		return nil, abandoned, nil // a ping, or a post never made, says nothing about the endpoint's health
 	}
-	ep, err := tx.WebhookEndpoint.Get(sys, del.EndpointID)
+	// The endpoint by its account too (on a Citus cluster, its shard).
+	mine := webhookendpoint.And(webhookendpoint.AccountID(del.AccountID), webhookendpoint.ID(del.EndpointID))
+	ep, err := tx.WebhookEndpoint.Query().Where(mine).Only(sys)
 	if err != nil {
 		return nil, false, err
 	}
 	switch {
 	case res.ok() && ep.FailingSince != nil:
-		return nil, abandoned, tx.WebhookEndpoint.UpdateOne(ep).ClearFailingSince().Exec(sys)
+		return nil, abandoned, tx.WebhookEndpoint.Update().Where(mine).ClearFailingSince().Exec(sys)
 	case res.ok() || trigger != webhookattempt.TriggerSchedule:
 		return nil, abandoned, nil
 	case ep.FailingSince == nil:
-		return nil, abandoned, tx.WebhookEndpoint.UpdateOne(ep).SetFailingSince(res.at).Exec(sys)
+		return nil, abandoned, tx.WebhookEndpoint.Update().Where(mine).SetFailingSince(res.at).Exec(sys)
 	case ep.Enabled && now.Sub(*ep.FailingSince) >= d.o.DisableAfter:
 		// Conditional, so that of concurrent failures one disables and
 		// notifies (PostgreSQL re-checks the condition after the row lock).
 		n, err := tx.WebhookEndpoint.Update().
-			Where(webhookendpoint.ID(ep.ID), webhookendpoint.Enabled(true)).
+			Where(mine, webhookendpoint.Enabled(true)).
 			SetEnabled(false).
 			SetDisabledReason(webhookendpoint.DisabledReasonFailing).
 			SetDisabledAt(now).
@@ -874,7 +914,7 @@ func (d *Dispatcher) apply(sys context.Context, tx *ent.Tx, now time.Time, o out
 		if err != nil || n == 0 {
 			return nil, abandoned, err
 		}
-		disabled, err := tx.WebhookEndpoint.Get(sys, ep.ID)
+		disabled, err := tx.WebhookEndpoint.Query().Where(mine).Only(sys)
 		return disabled, abandoned, err
 	}
 	return nil, abandoned, nil
