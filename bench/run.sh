@@ -10,7 +10,8 @@
 # SERVERS="larder keyed spec". See docs/performance.md.
 #
 # Parameters (environment):
-#   ROUNDS=3            interleaved rounds (Larder, baseline, Larder, baseline, …)
+#   ROUNDS=3            interleaved rounds (Larder, baseline; then baseline,
+#                       Larder: every second round in the reverse order)
 #   DURATION=10s        measured time of one run
 #   WARMUP=2s           unmeasured warm-up before each run
 #   CONCURRENCY=16      workers (keep-alive connections) of the load generator
@@ -321,9 +322,15 @@ pgbench_run() {
 }
 
 echo "== load: $ROUNDS rounds × {$SCENARIOS} × {$SERVERS}, c=$CONCURRENCY, $WARMUP warm-up + $DURATION each"
+# Every second round runs the servers in the reverse order (A B, B A, A B,
+# …), so that a machine whose speed drifts over the run favours none: run
+# last in one round, a server runs first in the next.
+REVERSED=$(echo "$SERVERS" | tr ' ' '\n' | grep -v '^$' | tac | tr '\n' ' ')
 for ((r = 1; r <= ROUNDS; r++)); do
+	order=$SERVERS
+	((r % 2 == 0)) && order=$REVERSED
 	for s in $SCENARIOS; do
-		for srv in $SERVERS; do
+		for srv in $order; do
 			case $srv in
 			larder) url=$LARDER pid=$LARDER_PID ;;
 			baseline) url=$BASELINE pid=$BASELINE_PID ;;
