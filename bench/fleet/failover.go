@@ -729,15 +729,5 @@ func (r *Report) printFailover(w io.Writer) {
 	fmt.Fprintf(w, "MUST BE 0: lost acknowledged writes %d, duplicated acknowledged writes %d, undelivered events %d, unexpected answers %d (503 without Retry-After %d, no answer %d)\n",
 		len(r.Lost), r.Duplicated, r.Undelivered, r.Unexpected, r.NoRetryAfter, r.Requests["error"]+r.Cut)
 	fmt.Fprintf(w, "events delivered more than once: %d\n", r.Repeated)
-	for _, l := range r.Lost {
-		fmt.Fprintf(w, "  lost: %s\n", l)
-	}
-	for _, x := range r.Failures {
-		fmt.Fprintf(w, "  unexpected: %s\n", x)
-	}
-	if r.OK {
-		fmt.Fprintln(w, "PASS")
-	} else {
-		fmt.Fprintln(w, "FAIL")
-	}
+	printVerdict(w, r.Lost, r.Failures, r.OK)
 }

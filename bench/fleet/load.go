@@ -103,17 +103,7 @@ func (r *Report) printLoad(w io.Writer) {
 	fmt.Fprintf(w, "events during the load: %d; every one delivered %.1f s after the load\n", r.Events, r.DrainS)
 	fmt.Fprintf(w, "MUST BE 0: lost acknowledged writes %d, unexpected answers %d, undelivered events %d\n", len(r.Lost), r.Unexpected, r.Undelivered)
 	fmt.Fprintf(w, "events delivered more than once: %d\n", r.Repeated)
-	for _, l := range r.Lost {
-		fmt.Fprintf(w, "  lost: %s\n", l)
-	}
-	for _, x := range r.Failures {
-		fmt.Fprintf(w, "  unexpected: %s\n", x)
-	}
-	if r.OK {
-		fmt.Fprintln(w, "PASS")
-	} else {
-		fmt.Fprintln(w, "FAIL")
-	}
+	printVerdict(w, r.Lost, r.Failures, r.OK)
 }
 
 // receive is -mode receive: a webhook receiver on -port that answers 204 to

@@ -594,17 +594,7 @@ func (r *Report) print(w io.Writer) {
 	fmt.Fprintf(w, "MUST BE 0: lost acknowledged writes %d, unexpected answers %d, undelivered events %d\n", len(r.Lost), r.Unexpected, r.Undelivered)
 	fmt.Fprintf(w, "events delivered more than once (at-least-once after a worker stop): %d\n", r.Repeated)
 	fmt.Fprintf(w, "writes without an Idempotency-Key cut without an answer (in flight on the killed server): %d\n", r.Cut)
-	for _, l := range r.Lost {
-		fmt.Fprintf(w, "  lost: %s\n", l)
-	}
-	for _, x := range r.Failures {
-		fmt.Fprintf(w, "  unexpected: %s\n", x)
-	}
-	if r.OK {
-		fmt.Fprintln(w, "PASS")
-	} else {
-		fmt.Fprintln(w, "FAIL")
-	}
+	printVerdict(w, r.Lost, r.Failures, r.OK)
 }
 
 // costRun sets up as run does and measures the layouts' costs.
@@ -1184,4 +1174,20 @@ func (f *fleet) lost(acked []written) ([]string, error) {
 		}
 	}
 	return lost, nil
+}
+
+// printVerdict ends a report: the writes lost and the answers not expected,
+// one a line, then PASS or FAIL.
+func printVerdict(w io.Writer, lost, failures []string, ok bool) {
+	for _, l := range lost {
+		fmt.Fprintf(w, "  lost: %s\n", l)
+	}
+	for _, x := range failures {
+		fmt.Fprintf(w, "  unexpected: %s\n", x)
+	}
+	if ok {
+		fmt.Fprintln(w, "PASS")
+	} else {
+		fmt.Fprintln(w, "FAIL")
+	}
 }
