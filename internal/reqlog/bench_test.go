@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"larder.dev/larder/internal/platform/ids"
 	"larder.dev/larder/internal/reqlog"
 	"larder.dev/larder/internal/testkit/dbtest"
 )
@@ -40,9 +41,12 @@ func BenchmarkWrite(b *testing.B) {
 			b.ResetTimer()
 			start, pgStart := cpu(), procCPU(backend)
 			for i := range b.N {
-				w.Record(&reqlog.Entry{At: now, AccountID: org.Live.ID, KeyID: 1, Method: "GET", Operation: "getTag",
-					Path: "/v1/tags/" + strconv.Itoa(i), Status: 200, RequestID: "req_01M8GTHE67M52B4NBEY3H3GCS" + strconv.Itoa(i%10),
-					RemoteAddr: "127.0.0.1:41234", UserAgent: "Go-http-client/1.1", Duration: 200 * time.Microsecond})
+				// As a server records them: a request id of its own each (random
+				// bits that do not compress), a row of 300 and 16 connections.
+				at := now.Add(time.Duration(i) * 150 * time.Microsecond)
+				w.Record(&reqlog.Entry{At: at, AccountID: org.Live.ID, KeyID: 1, Method: "GET", Operation: "getTag",
+					Path: "/v1/tags/" + strconv.Itoa(1+i*7%300), Status: 200, RequestID: ids.NewAt("req_", at),
+					RemoteAddr: "127.0.0.1:" + strconv.Itoa(41234+i%16), UserAgent: "Go-http-client/1.1", Duration: time.Duration(150+i%700) * time.Microsecond})
 				if i%500 == 499 {
 					w.Flush()
 				}
