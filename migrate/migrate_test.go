@@ -170,3 +170,86 @@ func TestUnapplied(t *testing.T) {
 		})
 	}
 }
+
+// A failed authentication logged before the request log held account_id
+// NOT NULL moves to account 0 (no account's id), and on SQLite the ids'
+// counter the rows of plain reads draw from survives the table's rebuild.
+func TestFailedAuthenticationsMoveToAccountZero(t *testing.T) {
+	t.Parallel()
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			st := freshStore(t, b)
+			ctx := context.Background()
+			all, err := migrate.Embedded(st.Dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := all.Files()
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := &atlas.MemDir{}
+			for _, f := range files {
+				if strings.HasSuffix(f.Name(), "_request_log_distributed.sql") {
+					break
+				}
+				if err := before.WriteFile(f.Name(), f.Bytes()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sum, err := before.Checksum()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := atlas.WriteSumFile(before, sum); err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := before.Files(); len(n) == len(files) {
+				t.Fatal("no request_log_distributed migration among the embedded ones")
+			}
+			if _, err := migrate.ApplyDir(ctx, st.DB, st.Dialect, before); err != nil {
+				t.Fatal(err)
+			}
+			// Direct SQL: the test writes the log as the writer did before the migration.
+			setup := []string{`INSERT INTO api_requests (created_at, account_id, api_key_id, method, path, status, status_class, request_id, duration_us)
+				VALUES ('2026-01-01 10:00:00+00:00', NULL, NULL, 'GET', '/v1/tags', 401, 4, 'req_failed', 5),
+				('2026-01-01 10:00:01+00:00', 7, 3, 'POST', '/v1/tags', 201, 2, 'req_write', 5)`}
+			if b == dbtest.Postgres {
+				setup = append([]string{`CREATE TABLE api_requests_day PARTITION OF api_requests FOR VALUES FROM ('2026-01-01') TO ('2026-01-02')`}, setup...)
+			} else {
+				setup = append(setup, `UPDATE sqlite_sequence SET seq = 5000 WHERE name = 'api_requests'`)
+			}
+			for _, q := range setup {
+				if _, err := st.DB.ExecContext(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := migrate.Apply(ctx, st.DB, st.Dialect); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int{}
+			rows, err := st.DB.QueryContext(ctx, `SELECT request_id, account_id FROM api_requests`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var rid string
+				var acct int
+				if err := rows.Scan(&rid, &acct); err != nil {
+					t.Fatal(err)
+				}
+				got[rid] = acct
+			}
+			if len(got) != 2 || got["req_failed"] != 0 || got["req_write"] != 7 {
+				t.Errorf("after the migration: %v, want req_failed of account 0 and req_write of 7", got)
+			}
+			if b == dbtest.SQLite {
+				var seq int
+				if err := st.DB.QueryRowContext(ctx, `SELECT seq FROM sqlite_sequence WHERE name = 'api_requests'`).Scan(&seq); err != nil || seq != 5000 {
+					t.Errorf("the ids' counter after the rebuild: %d (%v), want 5000", seq, err)
+				}
+			}
+		})
+	}
+}
