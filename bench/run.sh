@@ -400,6 +400,18 @@ jq -rs '
 	}
 	END { printf "%s", ratios }' | tee "$RESULTS/summary.txt"
 
+echo
+echo "== PostgreSQL's CPU per request by its processes (ms, median of $ROUNDS rounds): backend is the connections' own, the writer's of the request log among them" |
+	tee -a "$RESULTS/summary.txt"
+jq -rs '
+	def median: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+	map(select(.cpu_ms_per_req) | . + {server: (.label | split("/")[0]), scenario: (.label | split("/")[1])})
+	| ([.[].cpu_ms_per_req | keys[] | select(startswith("postgres/"))] | unique) as $kinds
+	| (["scenario", "server"] + ($kinds | map(ltrimstr("postgres/")))),
+	  (group_by([.scenario, .server])[]
+	   | [.[0].scenario, .[0].server] + [$kinds[] as $k | (map(.cpu_ms_per_req[$k] // 0) | median | . * 1000 | round / 1000)])
+	| @tsv' "$RESULTS"/*-r*.json | column -t | tee -a "$RESULTS/summary.txt"
+
 if [[ $PROFILE == 1 ]]; then
 	echo
 	echo "== CPU profile of Larder: one more run per scenario, ${PROFILE_SECONDS}s recorded by $DEBUG/debug/pprof/profile (not in the summary)"

@@ -210,8 +210,9 @@ func run(ctx context.Context, cfg config) Result {
 			set := proccpu.Set{PIDs: cfg.cpuPIDs, Comms: cfg.cpuComms}
 			time.Sleep(time.Until(from))
 			before := set.Take()
+			stop := set.Watch(250 * time.Millisecond)
 			time.Sleep(time.Until(until))
-			cpu = set.Take().Since(before)
+			cpu = stop().Since(before)
 		})
 	}
 	wg.Wait()

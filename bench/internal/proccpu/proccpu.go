@@ -17,6 +17,9 @@ const clockTick = 10 * time.Millisecond
 
 // Set names the processes to watch: single processes by group name and PID,
 // and whole groups by process name (as in /proc/PID/comm, e.g. "postgres").
+// A group of PostgreSQL's processes is also reported in parts, one per kind
+// of process (see Kind), each named "postgres/kind"; the parts are not counted
+// again in Other.
 type Set struct {
 	PIDs  map[string]int
 	Comms []string
@@ -65,15 +68,97 @@ func (s Set) Take() Sample {
 			if comm != name {
 				continue
 			}
-			if t, ok := Process(pid); ok {
-				if out[name] == nil {
-					out[name] = map[int]time.Duration{}
-				}
-				out[name][pid] = t
+			t, ok := Process(pid)
+			if !ok {
+				continue
+			}
+			out.add(name, pid, t)
+			if kind := Kind(pid); kind != "" {
+				out.add(name+"/"+kind, pid, t)
 			}
 		}
 	}
 	return out
+}
+
+func (s Sample) add(name string, pid int, t time.Duration) {
+	if s[name] == nil {
+		s[name] = map[int]time.Duration{}
+	}
+	s[name][pid] = t
+}
+
+// Part reports whether a group name is one of a group's parts ("postgres/walwriter").
+func Part(name string) bool { return strings.Contains(name, "/") }
+
+// Kind is the kind of a PostgreSQL process from its title (/proc/PID/cmdline,
+// "postgres: 15/main: walwriter"): "backend" for a connection's process,
+// whatever it is doing, else the background process's name with its spaces
+// as dashes ("walwriter", "checkpointer", "background-writer",
+// "autovacuum-worker"). It is "" for a process that is not PostgreSQL's
+// server or whose title cannot be read.
+func Kind(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return ""
+	}
+	return kindOf(string(b))
+}
+
+func kindOf(cmdline string) string {
+	title, ok := strings.CutPrefix(strings.TrimRight(cmdline, "\x00 "), "postgres: ")
+	if !ok {
+		// The postmaster keeps its command line.
+		return "postmaster"
+	}
+	// A cluster's name, when it has one, comes first ("15/main: ").
+	if i := strings.Index(title, ": "); i >= 0 {
+		title = title[i+2:]
+	}
+	for _, bg := range []string{"checkpointer", "background writer", "walwriter", "autovacuum launcher",
+		"autovacuum worker", "logical replication launcher", "archiver", "stats collector",
+		"walsender", "walreceiver", "startup", "logical replication worker", "parallel worker"} {
+		if strings.HasPrefix(title, bg) {
+			return strings.ReplaceAll(bg, " ", "-")
+		}
+	}
+	return "backend"
+}
+
+// Watch samples s every interval until stop is called, and returns what
+// stop's own sample adds to them: each process at the last time it was seen,
+// so that one which started and ended inside the window (an autovacuum
+// worker, a parallel worker) counts what it used by then, which Take alone
+// would miss.
+func (s Set) Watch(interval time.Duration) (stop func() Sample) {
+	done := make(chan struct{})
+	seen := make(chan Sample)
+	go func() {
+		all := Sample{}
+		take := func() {
+			for name, procs := range s.Take() {
+				for pid, t := range procs {
+					all.add(name, pid, t)
+				}
+			}
+		}
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			take()
+			select {
+			case <-done:
+				take()
+				seen <- all
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() Sample {
+		close(done)
+		return <-seen
+	}
 }
 
 // Since is the CPU time each group used between before and s. Processes that
@@ -88,7 +173,7 @@ func (s Sample) Since(before Sample) map[string]time.Duration {
 			d += t - before[name][pid]
 		}
 		out[name] = d
-		if name != Other {
+		if name != Other && !Part(name) {
 			watched += d
 		}
 	}
