@@ -3,6 +3,7 @@ package migrate_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -180,36 +181,7 @@ func TestFailedAuthenticationsMoveToAccountZero(t *testing.T) {
 		t.Run(string(b), func(t *testing.T) {
 			st := freshStore(t, b)
 			ctx := context.Background()
-			all, err := migrate.Embedded(st.Dialect)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := all.Files()
-			if err != nil {
-				t.Fatal(err)
-			}
-			before := &atlas.MemDir{}
-			for _, f := range files {
-				if strings.HasSuffix(f.Name(), "_request_log_distributed.sql") {
-					break
-				}
-				if err := before.WriteFile(f.Name(), f.Bytes()); err != nil {
-					t.Fatal(err)
-				}
-			}
-			sum, err := before.Checksum()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := atlas.WriteSumFile(before, sum); err != nil {
-				t.Fatal(err)
-			}
-			if n, _ := before.Files(); len(n) == len(files) {
-				t.Fatal("no request_log_distributed migration among the embedded ones")
-			}
-			if _, err := migrate.ApplyDir(ctx, st.DB, st.Dialect, before); err != nil {
-				t.Fatal(err)
-			}
+			applyBefore(t, st, "_request_log_distributed.sql")
 			// Direct SQL: the test writes the log as the writer did before the migration.
 			setup := []string{`INSERT INTO api_requests (created_at, account_id, api_key_id, method, path, status, status_class, request_id, duration_us)
 				VALUES ('2026-01-01 10:00:00+00:00', NULL, NULL, 'GET', '/v1/tags', 401, 4, 'req_failed', 5),
@@ -251,5 +223,95 @@ func TestFailedAuthenticationsMoveToAccountZero(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// applyBefore applies to st the embedded migrations that come before the
+// one whose name ends in suffix, which must be among them.
+func applyBefore(t *testing.T, st *store.Store, suffix string) {
+	t.Helper()
+	all, err := migrate.Embedded(st.Dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := all.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := &atlas.MemDir{}
+	found := false
+	for _, f := range files {
+		if strings.HasSuffix(f.Name(), suffix) {
+			found = true
+			break
+		}
+		if err := before.WriteFile(f.Name(), f.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !found {
+		t.Fatalf("no migration *%s among the embedded ones", suffix)
+	}
+	sum, err := before.Checksum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := atlas.WriteSumFile(before, sum); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migrate.ApplyDir(context.Background(), st.DB, st.Dialect, before); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The rows of plain reads' encoded entries are compressed with LZ4 on
+// PostgreSQL: in the day partitions there were before the migration, and in
+// those made after it.
+func TestRequestLogReadsCompressWithLZ4(t *testing.T) {
+	t.Parallel()
+	if !slices.Contains(dbtest.Backends(t), dbtest.Postgres) {
+		t.Skip("column compression is PostgreSQL's, which this run leaves out")
+	}
+	st := freshStore(t, dbtest.Postgres)
+	ctx := context.Background()
+	var lz4 bool
+	// Direct SQL: whether this PostgreSQL was built with LZ4.
+	if err := st.DB.QueryRowContext(ctx, `SELECT 'lz4' = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast_compression'`).Scan(&lz4); err != nil {
+		t.Fatal(err)
+	}
+	if !lz4 {
+		t.Skip("this PostgreSQL was built without LZ4: the migration keeps pglz")
+	}
+	applyBefore(t, st, "_request_log_reads_lz4.sql")
+	// Direct SQL: a day partition made before the migration, and one after.
+	if _, err := st.DB.ExecContext(ctx, `CREATE TABLE api_request_reads_before PARTITION OF api_request_reads FOR VALUES FROM ('2026-01-01') TO ('2026-01-02')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migrate.Apply(ctx, st.DB, st.Dialect); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DB.ExecContext(ctx, `CREATE TABLE api_request_reads_after PARTITION OF api_request_reads FOR VALUES FROM ('2026-01-02') TO ('2026-01-03')`); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"api_request_reads", "api_request_reads_before", "api_request_reads_after"} {
+		var method string
+		if err := st.DB.QueryRowContext(ctx, `SELECT attcompression::text FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'entries'`, table).Scan(&method); err != nil {
+			t.Fatal(err)
+		}
+		if method != "l" {
+			t.Errorf("%s.entries is compressed with %q, want LZ4 (l)", table, method)
+		}
+	}
+	// A row's large entries are stored compressed with it.
+	if _, err := st.DB.ExecContext(ctx, `INSERT INTO api_request_reads (account_id, api_key_id, method, operation, first_at, last_at, first_id, last_id, requests, entries)
+		VALUES (1, 1, 'GET', 'getTag', '2026-01-02 10:00:00+00', '2026-01-02 10:00:01+00', 1, 500, 500, convert_to(repeat('/v1/tags/1 200 ', 2000), 'UTF8'))`); err != nil {
+		t.Fatal(err)
+	}
+	var method string
+	if err := st.DB.QueryRowContext(ctx, `SELECT pg_column_compression(entries) FROM api_request_reads`).Scan(&method); err != nil {
+		t.Fatal(err)
+	}
+	if method != "lz4" {
+		t.Errorf("a row's entries were stored compressed with %q, want lz4", method)
 	}
 }
