@@ -88,8 +88,8 @@ func (s Sample) add(name string, pid int, t time.Duration) {
 	s[name][pid] = t
 }
 
-// Part reports whether a group name is one of a group's parts ("postgres/walwriter").
-func Part(name string) bool { return strings.Contains(name, "/") }
+// part reports whether a group name is one of a group's parts ("postgres/walwriter").
+func part(name string) bool { return strings.Contains(name, "/") }
 
 // Kind is the kind of a PostgreSQL process from its title (/proc/PID/cmdline,
 // "postgres: 15/main: walwriter"): "backend" for a connection's process,
@@ -173,7 +173,7 @@ func (s Sample) Since(before Sample) map[string]time.Duration {
 			d += t - before[name][pid]
 		}
 		out[name] = d
-		if name != Other && !Part(name) {
+		if name != Other && !part(name) {
 			watched += d
 		}
 	}

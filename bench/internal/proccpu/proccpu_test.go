@@ -43,8 +43,8 @@ func TestWatchCountsAProcessThatEnded(t *testing.T) {
 	after := stop().Since(before)
 	// This process belongs to the group too; what it used is subtracted.
 	self := time.Duration(0)
-	if t, ok := Process(os.Getpid()); ok {
-		self = t - before[name][os.Getpid()]
+	if used, ok := Process(os.Getpid()); ok {
+		self = used - before[name][os.Getpid()]
 	}
 	got := after[name] - self
 	if got < 150*time.Millisecond {
