@@ -27,9 +27,13 @@ func TestCutOffStatementIsCancelledOnTheServer(t *testing.T) {
 		t.Run(fmt.Sprintf("own-cancel=%v", ownCancel), func(t *testing.T) {
 			db := postgresPool(t, ownCancel)
 			tag := fmt.Sprintf("larder-cancel-%d", rand.Int64())
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-			defer cancel()
-			rows, err := db.QueryContext(ctx, "SELECT 1 -- "+tag+"-open")
+			// The connection is made under a deadline of its own, generous
+			// enough for a busy machine: only the long statement is to be
+			// cut off. It is still a context that can end, which is what
+			// makes lib/pq watch it.
+			open, cancelOpen := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancelOpen()
+			rows, err := db.QueryContext(open, "SELECT 1 -- "+tag+"-open")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -37,6 +41,8 @@ func TestCutOffStatementIsCancelledOnTheServer(t *testing.T) {
 				t.Errorf("%d goroutines of lib/pq's while a result set is open, want 0", n)
 			}
 			rows.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
 			if _, err := db.ExecContext(ctx, "SELECT pg_sleep(60) -- "+tag); err == nil {
 				t.Fatal("a 60-second statement ended within its context's 300 ms")
 			}
