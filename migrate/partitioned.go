@@ -25,6 +25,13 @@ type PartitionedTable struct {
 // as drift.
 var Partitioned = []PartitionedTable{{Table: "api_requests", Column: "created_at"}, {Table: "api_request_reads", Column: "last_at"}}
 
+// RequestIDStep is the increment of api_requests' identity on PostgreSQL:
+// a value drawn from its sequence reserves that many ids, which the request
+// log's writer gives a batch's plain reads (package reqlog's drawIDs reads
+// the increment from the database). Diff and Pending expect it, so a
+// migration that resets it shows as drift.
+const RequestIDStep = 1024
+
 // partitioned is the diff hook that gives the compiled schema's Partitioned
 // tables their partition key, and the key's column in their primary key, as
 // the migrations create them on PostgreSQL.
@@ -48,6 +55,37 @@ func partitioned(next schema.Differ) schema.Differ {
 				Parts: []*postgres.PartitionPart{{C: c}},
 			})
 		}
+		if err := stepRequestIDs(desired); err != nil {
+			return nil, err
+		}
 		return next.Diff(current, desired)
 	})
+}
+
+// stepRequestIDs gives the desired api_requests' identity its increment,
+// RequestIDStep, which ent's schema has no words for.
+func stepRequestIDs(desired *atlasschema.Schema) error {
+	t, ok := desired.Table("api_requests")
+	if !ok {
+		return fmt.Errorf("table api_requests is not in the schema")
+	}
+	c, ok := t.Column("id")
+	if !ok {
+		return fmt.Errorf("table api_requests has no column id")
+	}
+	for _, a := range c.Attrs {
+		if id, ok := a.(*postgres.Identity); ok {
+			seq := postgres.Sequence{Start: 1}
+			if id.Sequence != nil {
+				seq = *id.Sequence
+			}
+			if seq.Start == 0 {
+				seq.Start = 1
+			}
+			seq.Increment = RequestIDStep
+			id.Sequence = &seq
+			return nil
+		}
+	}
+	return fmt.Errorf("api_requests.id is not an identity column")
 }

@@ -42,9 +42,10 @@ const (
 	// last.
 	maxSpan = time.Minute
 	// maxIDSpan bounds the ids of a row of reads: its last is less than
-	// its first plus maxIDSpan. A batch draws at most batchSize ids, so a
-	// row is cut only where another writer drew thousands between two of
-	// its ids; the search for an id reads the rows whose first id is
+	// its first plus maxIDSpan. A batch's reads (at most batchSize) take
+	// the ids of one value of the sequence, which steps by 1024, so a row
+	// is cut only where its ids come from two values another writer drew
+	// between; the search for an id reads the rows whose first id is
 	// within maxIDSpan below it.
 	maxIDSpan = 1 << 12
 	// maxReads bounds the requests of a row of reads.
@@ -141,33 +142,50 @@ func giveIDs(rs []readRow, ids []int64) []readRow {
 	return out
 }
 
+// idSequence is api_requests' identity's sequence on PostgreSQL: its name
+// and its increment, the ids one value drawn from it reserves (the
+// migrations make it 1024; a database left at 1 gets a value an id).
+type idSequence struct {
+	name string
+	step int64
+}
+
 // drawIDs returns n new ids of api_requests, ascending, drawn in tx: on
-// PostgreSQL from its identity's sequence, seq (its name, which
-// idSequence reads), on SQLite by moving its AUTOINCREMENT counter past
-// them (SQLite has one writer: the ids are contiguous).
-func drawIDs(ctx context.Context, tx *sql.Tx, dia, seq string, n int) ([]int64, error) {
+// PostgreSQL from its identity's sequence seq, a value for every seq.step
+// ids, each value's ids the step's from it up; on SQLite by moving its
+// AUTOINCREMENT counter past them (SQLite has one writer: the ids are
+// contiguous).
+func drawIDs(ctx context.Context, tx *sql.Tx, dia string, seq idSequence, n int) ([]int64, error) {
 	out := make([]int64, 0, n)
 	if dia == dialect.Postgres {
-		// Direct SQL: the request log's writer draws the ids of a batch's plain reads from api_requests' sequence, which ent has no words for; the sequence is named by a constant (pg_get_serial_sequence for every id costs more than the id).
-		rows, err := tx.QueryContext(ctx, `SELECT nextval('`+strings.ReplaceAll(seq, "'", "''")+`'::regclass) FROM generate_series(1, $1)`, n)
+		step := max(seq.step, 1)
+		values := (int64(n) + step - 1) / step
+		// Direct SQL: the request log's writer draws the ids of a batch's plain reads from api_requests' sequence, a value for every increment's worth of ids, which ent has no words for; the sequence is named by a constant (pg_get_serial_sequence for every value costs more than the value).
+		rows, err := tx.QueryContext(ctx, `SELECT nextval('`+strings.ReplaceAll(seq.name, "'", "''")+`'::regclass) FROM generate_series(1, $1)`, values)
 		if err != nil {
 			return nil, err
 		}
 		defer rows.Close()
+		var firsts []int64
 		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
+			var v int64
+			if err := rows.Scan(&v); err != nil {
 				return nil, err
 			}
-			out = append(out, id)
+			firsts = append(firsts, v)
 		}
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
-		if len(out) != n {
-			return nil, fmt.Errorf("drew %d ids of %d", len(out), n)
+		if int64(len(firsts)) != values {
+			return nil, fmt.Errorf("drew %d values of %d", len(firsts), values)
 		}
-		slices.Sort(out)
+		slices.Sort(firsts)
+		for _, v := range firsts {
+			for id := v; id < v+step && len(out) < n; id++ {
+				out = append(out, id)
+			}
+		}
 		return out, nil
 	}
 	// Direct SQL: the request log's writer moves api_requests' AUTOINCREMENT counter past a batch's plain reads, which take the ids passed (SQLite keeps the counter in sqlite_sequence).
@@ -187,18 +205,22 @@ func drawIDs(ctx context.Context, tx *sql.Tx, dia, seq string, n int) ([]int64, 
 	return out, nil
 }
 
-// idSequence is the name of the sequence of api_requests' ids on
-// PostgreSQL.
-func idSequence(ctx context.Context, tx *sql.Tx) (string, error) {
-	var seq sql.NullString
-	// Direct SQL: the name of the sequence of api_requests' identity, which ent has no words for.
-	if err := tx.QueryRowContext(ctx, `SELECT pg_get_serial_sequence('api_requests', 'id')`).Scan(&seq); err != nil {
-		return "", err
+// readIDSequence reads api_requests' identity's sequence on PostgreSQL.
+func readIDSequence(ctx context.Context, tx *sql.Tx) (idSequence, error) {
+	var name sql.NullString
+	var step sql.NullInt64
+	// Direct SQL: the name and increment of api_requests' identity's sequence, which ent has no words for.
+	err := tx.QueryRowContext(ctx, `SELECT s.name, (SELECT seqincrement FROM pg_sequence WHERE seqrelid = s.name::regclass) FROM pg_get_serial_sequence('api_requests', 'id') AS s(name)`).Scan(&name, &step)
+	if err != nil {
+		return idSequence{}, err
 	}
-	if !seq.Valid {
-		return "", errors.New("api_requests.id has no sequence")
+	if !name.Valid || !step.Valid {
+		return idSequence{}, errors.New("api_requests.id has no sequence")
 	}
-	return seq.String, nil
+	if step.Int64 < 1 {
+		return idSequence{}, fmt.Errorf("api_requests' sequence steps by %d: the log needs ids that rise", step.Int64)
+	}
+	return idSequence{name: name.String, step: step.Int64}, nil
 }
 
 // encodeReads appends to b the entries of r: the version, then for each

@@ -2,10 +2,13 @@ package reqlog_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"entgo.io/ent/dialect"
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/apirequest"
@@ -13,6 +16,7 @@ import (
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/internal/reqlog"
 	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/migrate"
 	"larder.dev/larder/policy"
 )
 
@@ -224,4 +228,66 @@ func rids(rs []*ent.APIRequest) []string {
 		out[i] = r.RequestID
 	}
 	return out
+}
+
+// A batch's plain reads take contiguous ids, on PostgreSQL those of one
+// value drawn from api_requests' sequence, which steps by 1024: a batch
+// draws a value for its reads and one for each other row, not one for each
+// read.
+func TestABatchsReadsTakeOneValueOfTheSequence(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		sys := policy.System(ctx)
+		org := dbtest.NewOrg(t, st, "")
+		lastValue := func() int64 {
+			var v sql.NullInt64
+			// Direct SQL: the last value drawn from api_requests' sequence, which ent has no words for.
+			if err := st.DB.QueryRowContext(ctx, `SELECT pg_sequence_last_value(pg_get_serial_sequence('api_requests', 'id')::regclass)`).Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			return v.Int64
+		}
+		w := reqlog.NewWriter(st, nil, 0)
+		at := time.Date(2026, 11, 4, 9, 0, 0, 0, time.UTC)
+		// A row first, so that the sequence has a last value on a new
+		// database too.
+		w.Record(&reqlog.Entry{At: at, AccountID: org.Live.ID, KeyID: 5, Method: "DELETE", Operation: "deleteTag",
+			Path: "/v1/tags/1", Status: 204, RequestID: "req_blockfirst"})
+		w.Flush()
+		var before int64
+		if st.Dialect == dialect.Postgres {
+			before = lastValue()
+		}
+		const reads = 300
+		for i := range reads {
+			w.Record(&reqlog.Entry{At: at.Add(time.Duration(i) * time.Millisecond), AccountID: org.Live.ID, KeyID: 5, Method: "GET",
+				Operation: "getTag", Path: fmt.Sprintf("/v1/tags/%d", i), Status: 200, RequestID: fmt.Sprintf("req_block%03d", i)})
+		}
+		for i := range 2 {
+			w.Record(&reqlog.Entry{At: at.Add(time.Second), AccountID: org.Live.ID, KeyID: 5, Method: "POST", Operation: "createTag",
+				Path: "/v1/tags", Status: 201, RequestID: fmt.Sprintf("req_blockpost%d", i)})
+		}
+		w.Flush()
+
+		rrs := st.Client.APIRequestRead.Query().Where(apirequestread.AccountID(org.Live.ID)).AllX(sys)
+		if len(rrs) != 1 || rrs[0].Requests != reads {
+			t.Fatalf("%d rows of reads, want one holding the %d reads", len(rrs), reads)
+		}
+		if rr := rrs[0]; rr.LastID-rr.FirstID+1 != reads {
+			t.Errorf("the reads' ids run from %d to %d, want %d contiguous ids", rr.FirstID, rr.LastID, reads)
+		}
+		for _, i := range []int{0, 137, reads - 1} {
+			got, err := reqlog.Get(ctx, st.Client, org.Org.ID, policy.Live, rrs[0].FirstID+i)
+			if err != nil || got.RequestID != fmt.Sprintf("req_block%03d", i) {
+				t.Errorf("row id %d: %v %v, want the read req_block%03d", rrs[0].FirstID+i, got, err, i)
+			}
+		}
+		if st.Dialect != dialect.Postgres {
+			return
+		}
+		// Three values: the reads' and the two other rows'.
+		if got, want := lastValue()-before, int64(3*migrate.RequestIDStep); got != want {
+			t.Errorf("the sequence moved by %d, want %d: a value for the reads and one for each other row", got, want)
+		}
+	})
 }

@@ -70,7 +70,7 @@ type Writer struct {
 	// readBuf is the COPY data of a batch's rows of reads.
 	readBuf []byte
 	// idSeq is the sequence of api_requests' ids on PostgreSQL, once read.
-	idSeq string
+	idSeq idSequence
 }
 
 // NewWriter returns a writer to st's database that holds at most queue
@@ -354,8 +354,8 @@ func (w *Writer) writeReads(ctx context.Context, conn *sql.Conn, tx *sql.Tx, rea
 	if n == 0 {
 		return nil
 	}
-	if w.dialect == dialect.Postgres && w.idSeq == "" {
-		seq, err := idSequence(ctx, tx)
+	if w.dialect == dialect.Postgres && w.idSeq.name == "" {
+		seq, err := readIDSequence(ctx, tx)
 		if err != nil {
 			return err
 		}
