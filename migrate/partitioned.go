@@ -75,14 +75,11 @@ func stepRequestIDs(desired *atlasschema.Schema) error {
 	}
 	for _, a := range c.Attrs {
 		if id, ok := a.(*postgres.Identity); ok {
-			seq := postgres.Sequence{Start: 1}
+			var seq postgres.Sequence
 			if id.Sequence != nil {
 				seq = *id.Sequence
 			}
-			if seq.Start == 0 {
-				seq.Start = 1
-			}
-			seq.Increment = RequestIDStep
+			seq.Start, seq.Increment = max(seq.Start, 1), RequestIDStep
 			id.Sequence = &seq
 			return nil
 		}

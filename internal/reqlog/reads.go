@@ -158,7 +158,7 @@ type idSequence struct {
 func drawIDs(ctx context.Context, tx *sql.Tx, dia string, seq idSequence, n int) ([]int64, error) {
 	out := make([]int64, 0, n)
 	if dia == dialect.Postgres {
-		step := max(seq.step, 1)
+		step := seq.step // at least 1: readIDSequence refuses less
 		values := (int64(n) + step - 1) / step
 		// Direct SQL: the request log's writer draws the ids of a batch's plain reads from api_requests' sequence, a value for every increment's worth of ids, which ent has no words for; the sequence is named by a constant (pg_get_serial_sequence for every value costs more than the value).
 		rows, err := tx.QueryContext(ctx, `SELECT nextval('`+strings.ReplaceAll(seq.name, "'", "''")+`'::regclass) FROM generate_series(1, $1)`, values)
