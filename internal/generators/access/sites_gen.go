@@ -94,6 +94,8 @@ var Sites = []Site{
 	{Kind: "direct SQL", File: "internal/reqlog/writer.go", Function: "addCounts", Why: "the request log's writer adds a batch's counts per account and hour in the transaction that writes its rows (database/sql's, which ent cannot join), one upsert for every hour of the batch; api_request_hours is system-only and emits no event."},
 	{Kind: "direct SQL", File: "internal/seed/scale.go", Function: "lotWriter.postgres", Why: "scale seeding writes lots and their movements from arrays in one statement (ent's per-row hooks were most of its time); the account is the viewer's, the products were just created in it, and no event is due."},
 	{Kind: "direct SQL", File: "internal/seed/scale.go", Function: "lotWriter.sqlite", Why: "scale seeding writes lots and their movements in multi-row inserts (ent's per-row hooks were most of its time); the account is the viewer's, the products were just created in it, and no event is due."},
+	{Kind: "direct SQL", File: "internal/testkit/dbtest/dbtest.go", Function: "createDatabase", Why: "the test server's databases, which ent has no words for."},
+	{Kind: "direct SQL", File: "internal/testkit/dbtest/dbtest.go", Function: "templateDatabase", Why: "the test server's databases, which ent has no words for."},
 	{Kind: "direct SQL", File: "migrate/diff.go", Function: "devDatabase", Why: "`migrate diff` drops and creates its scratch database (the name must end in _dev)."},
 	{Kind: "direct SQL", File: "migrate/distribute.go", Function: "Distribute", Why: "Citus's own functions and catalog, which ent has no words for."},
 	{Kind: "direct SQL", File: "migrate/distribute.go", Function: "dropForeignKeys", Why: "the catalog's foreign keys, dropped and added again as they were."},

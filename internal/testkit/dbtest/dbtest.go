@@ -1,7 +1,8 @@
 // Package dbtest runs test suites on every database Larder supports: always on
 // a fresh SQLite file per test, and on PostgreSQL too when
 // LARDER_TEST_POSTGRES_URL names a server, in a fresh database per test
-// package migrated by the committed Atlas directory. Tests isolate themselves
+// package copied from a template database that the first package migrated by
+// the committed Atlas directory and seeded (createDatabase). Tests isolate themselves
 // by creating their own organizations, as tenants would.
 //
 // LARDER_TEST_BACKENDS narrows the run to some of them: "postgres" runs the
@@ -12,8 +13,10 @@ package dbtest
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,6 +27,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"entgo.io/ent/dialect"
 
@@ -32,6 +36,7 @@ import (
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/internal/restapi"
 	"larder.dev/larder/internal/seed"
+	"larder.dev/larder/internal/seed/refdata"
 	"larder.dev/larder/migrate"
 )
 
@@ -55,11 +60,13 @@ var pg struct {
 	tried bool
 	admin string // URL of the server's maintenance database
 	name  string // this package's database
-	url   string // URL of this package's database
-	err   error
-	once  sync.Once
-	st    *store.Store
-	sterr error
+	// template is the database the package's is a copy of (createDatabase).
+	template string
+	url      string // URL of this package's database
+	err      error
+	once     sync.Once
+	st       *store.Store
+	sterr    error
 }
 
 // Runner runs a package's tests and returns the exit code: a *testing.M, or
@@ -129,7 +136,7 @@ func postgresURL() (string, error) {
 		return "", err
 	}
 	defer db.Close()
-	if _, err := db.Exec(`CREATE DATABASE "` + name + `"`); err != nil {
+	if err := createDatabase(db, admin.String(), name); err != nil {
 		pg.err = fmt.Errorf("create test database: %w", err)
 		return "", pg.err
 	}
@@ -141,6 +148,137 @@ func postgresURL() (string, error) {
 		return "", pg.err
 	}
 	return pg.url, nil
+}
+
+// createDatabase creates the package's database name on the server of
+// admin (db): a copy of the server's template for this build
+// (templateDatabase), which saves every package migrating a database of
+// its own; an empty database on a Citus cluster, which prepare migrates and
+// distributes. Test packages that run at once take turns on an advisory
+// lock, held until the copy is made, so no package drops a template another
+// is copying.
+func createDatabase(db *sql.DB, admin, name string) error {
+	if len(workerAdmins(admin)) > 0 {
+		_, err := db.Exec(`CREATE DATABASE "` + name + `"`)
+		return err
+	}
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// Direct SQL: the test server's databases, which ent has no words for.
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(hashtext($1))`, templatePrefix); err != nil {
+		return err
+	}
+	defer conn.ExecContext(ctx, `SELECT pg_advisory_unlock(hashtext($1))`, templatePrefix)
+	tmpl, err := templateDatabase(ctx, conn, admin)
+	if err != nil {
+		return fmt.Errorf("the template database: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE DATABASE "`+name+`" TEMPLATE "`+tmpl+`"`); err != nil {
+		return err
+	}
+	pg.template = tmpl
+	return nil
+}
+
+// templatePrefix begins the names of the template databases.
+const templatePrefix = "larder_test_template_"
+
+// templateKey names what a template holds: the PostgreSQL migrations (their
+// directory's checksum), the shared rows seed.Shared writes, and the UTC day,
+// because the migrations create the request log's partitions of the days
+// around the one they run on. prepare runs seed.Shared again on every copy,
+// as an upgrade does, so a change of seed's code alone is applied on top of
+// the copy.
+func templateKey() (string, error) {
+	dir, err := migrate.Embedded(dialect.Postgres)
+	if err != nil {
+		return "", err
+	}
+	sum, err := dir.Checksum()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	h.Write([]byte(sum.Sum() + time.Now().UTC().Format(time.DateOnly)))
+	countries, err1 := refdata.Countries()
+	nutrients, err2 := refdata.Nutrients()
+	preservations, err3 := refdata.Preservations()
+	qcUnits, err4 := refdata.QCUnits()
+	foods, err5 := refdata.Foods()
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+		return "", err
+	}
+	if err := json.NewEncoder(h).Encode([]any{seed.Units, seed.Allergens, countries, nutrients, preservations, qcUnits, foods}); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8]), nil
+}
+
+// templateDatabase returns the name of the server's template database for
+// this build (templateKey), migrated and seeded as prepare leaves a
+// database, making it first when the server has none; conn holds the
+// templates' lock. The template is made under another name and renamed once
+// complete, so a name that exists is a complete template. Templates of
+// other builds are dropped as one is made.
+func templateDatabase(ctx context.Context, conn *sql.Conn, admin string) (string, error) {
+	key, err := templateKey()
+	if err != nil {
+		return "", err
+	}
+	name := templatePrefix + key
+	// Direct SQL: the test server's databases, which ent has no words for.
+	var exists bool
+	if err := conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if exists {
+		return name, nil
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, templatePrefix)
+	if err != nil {
+		return "", err
+	}
+	var stale []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return "", err
+		}
+		stale = append(stale, n)
+	}
+	if err := rows.Close(); err != nil {
+		return "", err
+	}
+	for _, n := range stale {
+		if _, err := conn.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+n+`" WITH (FORCE)`); err != nil {
+			return "", err
+		}
+	}
+	building := name + "_new"
+	if _, err := conn.ExecContext(ctx, `CREATE DATABASE "`+building+`"`); err != nil {
+		return "", err
+	}
+	u, err := url.Parse(admin)
+	if err != nil {
+		return "", err
+	}
+	u.Path = "/" + building
+	st, err := prepare(ctx, u.String())
+	if err == nil {
+		err = st.Close()
+	}
+	if err != nil {
+		return "", err
+	}
+	if _, err := conn.ExecContext(ctx, `ALTER DATABASE "`+building+`" RENAME TO "`+name+`"`); err != nil {
+		return "", err
+	}
+	return name, nil
 }
 
 // workerAdmins are the maintenance databases of EnvCitusWorkers' nodes, as
