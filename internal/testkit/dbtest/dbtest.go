@@ -2,8 +2,8 @@
 // a fresh SQLite file per test, and on PostgreSQL too when
 // LARDER_TEST_POSTGRES_URL names a server, in a fresh database per test
 // package copied from a template database that the first package migrated by
-// the committed Atlas directory and seeded (createDatabase). Tests isolate themselves
-// by creating their own organizations, as tenants would.
+// the committed Atlas directory and seeded (createDatabase). Tests isolate
+// themselves by creating their own organizations, as tenants would.
 //
 // LARDER_TEST_BACKENDS narrows the run to some of them: "postgres" runs the
 // suites on PostgreSQL alone, "sqlite" on SQLite alone (the few tests that
@@ -251,7 +251,7 @@ func templateDatabase(ctx context.Context, conn *sql.Conn, admin string) (string
 		}
 		stale = append(stale, n)
 	}
-	if err := rows.Close(); err != nil {
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return "", err
 	}
 	for _, n := range stale {
