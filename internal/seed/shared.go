@@ -70,65 +70,92 @@ var Allergens = []Allergen{
 
 // Shared inserts the shared reference rows that are missing, matched by code,
 // and corrects the weight of a shared unit that differs from Units, so
-// running it again (every migrate and serve does) changes nothing.
+// running it again (every migrate and serve does) changes nothing. It reads
+// each table once and inserts what is missing in one statement, so that a
+// database already seeded costs a handful of reads.
 func Shared(ctx context.Context, c *ent.Client) error {
 	// System viewer: shared reference rows belong to no account; only the system writes them.
 	ctx = hooks.WithoutEvents(policy.System(ctx))
 	return ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
-		for _, u := range Units {
-			err := ensure(ctx, "unit "+u.Code,
-				tx.UnitOfMeasure.Query().Where(unitofmeasure.IsGlobal(true), unitofmeasure.Code(u.Code)).Exist,
-				tx.UnitOfMeasure.Create().
-					SetIsGlobal(true).
-					SetReadOnly(true).
-					SetCode(u.Code).
-					SetName(u.Name).
-					SetNillableWeightInGrams(u.WeightInGrams).
-					Exec)
-			if err != nil {
-				return err
-			}
-			// A database seeded before a weight changed here gets the new one.
-			differs := unitofmeasure.WeightInGramsNotNil()
-			if u.WeightInGrams != nil {
-				differs = unitofmeasure.Or(unitofmeasure.WeightInGramsIsNil(), unitofmeasure.WeightInGramsNEQ(*u.WeightInGrams))
-			}
-			err = tx.UnitOfMeasure.Update().
-				Where(unitofmeasure.IsGlobal(true), unitofmeasure.Code(u.Code), differs).
-				SetNillableWeightInGrams(u.WeightInGrams).
-				Exec(ctx)
-			if err != nil {
-				return fmt.Errorf("seed unit %s: %w", u.Code, err)
-			}
+		if err := units(ctx, tx); err != nil {
+			return err
 		}
-		for _, a := range Allergens {
-			err := ensure(ctx, "allergen "+a.Code,
-				tx.Allergen.Query().Where(allergen.IsGlobal(true), allergen.Code(a.Code)).Exist,
-				tx.Allergen.Create().
-					SetIsGlobal(true).
-					SetCode(a.Code).
-					SetName(a.Name).
-					SetNameFr(a.NameFr).
-					SetDescription(a.Description).
-					SetIsMajorAllergen(true).
-					SetRegulatoryReference(AllergenReference).
-					Exec)
-			if err != nil {
-				return err
-			}
+		if err := allergens(ctx, tx); err != nil {
+			return err
 		}
 		return reference(ctx, tx)
 	})
 }
 
-// ensure creates a row unless it exists.
-func ensure(ctx context.Context, what string, exists func(context.Context) (bool, error), create func(context.Context) error) error {
-	found, err := exists(ctx)
-	if err != nil || found {
+// units inserts the missing shared units and gives every shared unit the
+// weight Units gives it: a database seeded before a weight changed here
+// gets the new one.
+func units(ctx context.Context, tx *ent.Tx) error {
+	have, err := tx.UnitOfMeasure.Query().Where(unitofmeasure.IsGlobal(true)).
+		Select(unitofmeasure.FieldCode, unitofmeasure.FieldWeightInGrams).All(ctx)
+	if err != nil {
+		return fmt.Errorf("seed units: %w", err)
+	}
+	codes := make([]string, len(have))
+	weight := make(map[string]*float64, len(have))
+	for i, u := range have {
+		codes[i] = u.Code
+		weight[u.Code] = u.WeightInGrams
+	}
+	var cs []*ent.UnitOfMeasureCreate
+	for _, u := range missing(Units, codes, func(u Unit) string { return u.Code }) {
+		cs = append(cs, tx.UnitOfMeasure.Create().
+			SetIsGlobal(true).
+			SetReadOnly(true).
+			SetCode(u.Code).
+			SetName(u.Name).
+			SetNillableWeightInGrams(u.WeightInGrams))
+	}
+	if err := bulk(ctx, "units", cs, tx.UnitOfMeasure.CreateBulk); err != nil {
 		return err
 	}
-	if err := create(ctx); err != nil {
-		return fmt.Errorf("seed %s: %w", what, err)
+	for _, u := range Units {
+		w, ok := weight[u.Code]
+		if !ok || sameWeight(w, u.WeightInGrams) {
+			continue
+		}
+		up := tx.UnitOfMeasure.Update().Where(unitofmeasure.IsGlobal(true), unitofmeasure.Code(u.Code))
+		if u.WeightInGrams == nil {
+			up.ClearWeightInGrams()
+		} else {
+			up.SetWeightInGrams(*u.WeightInGrams)
+		}
+		if err := up.Exec(ctx); err != nil {
+			return fmt.Errorf("seed unit %s: %w", u.Code, err)
+		}
 	}
 	return nil
+}
+
+// sameWeight reports whether two optional weights are both absent or equal.
+func sameWeight(a, b *float64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// allergens inserts the missing shared allergens.
+func allergens(ctx context.Context, tx *ent.Tx) error {
+	have, err := tx.Allergen.Query().Where(allergen.IsGlobal(true)).Select(allergen.FieldCode).Strings(ctx)
+	if err != nil {
+		return fmt.Errorf("seed allergens: %w", err)
+	}
+	var cs []*ent.AllergenCreate
+	for _, a := range missing(Allergens, have, func(a Allergen) string { return a.Code }) {
+		cs = append(cs, tx.Allergen.Create().
+			SetIsGlobal(true).
+			SetCode(a.Code).
+			SetName(a.Name).
+			SetNameFr(a.NameFr).
+			SetDescription(a.Description).
+			SetIsMajorAllergen(true).
+			SetRegulatoryReference(AllergenReference))
+	}
+	return bulk(ctx, "allergens", cs, tx.Allergen.CreateBulk)
 }

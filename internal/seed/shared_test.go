@@ -15,8 +15,9 @@ import (
 func TestMain(m *testing.M) { dbtest.Main(m) }
 
 // Every shared weight is a decimal the API can serve (6 places at most), and
-// Shared corrects a database seeded with an older weight, once: a second run
-// changes nothing.
+// Shared corrects a database seeded with an older weight, once (a second run
+// changes nothing); a volume given a weight loses it, and a missing shared
+// unit comes back.
 func TestSharedUnitWeights(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		// System viewer: the test reads and rewrites the shared rows as Shared does.
@@ -46,6 +47,24 @@ func TestSharedUnitWeights(t *testing.T) {
 		}
 		if _, again := oz(); again != at {
 			t.Fatal("a second Shared changed the unit")
+		}
+
+		litre := unitofmeasure.And(unitofmeasure.IsGlobal(true), unitofmeasure.Code("L"))
+		if err := st.Client.UnitOfMeasure.Update().Where(litre).SetWeightInGrams(1000).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		dozen := unitofmeasure.And(unitofmeasure.IsGlobal(true), unitofmeasure.Code("dozen"))
+		if _, err := st.Client.UnitOfMeasure.Delete().Where(dozen).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := seed.Shared(context.Background(), st.Client); err != nil {
+			t.Fatal(err)
+		}
+		if l, err := st.Client.UnitOfMeasure.Query().Where(litre).Only(ctx); err != nil || l.WeightInGrams != nil {
+			t.Fatalf("after Shared the litre is %+v (%v), want no weight", l, err)
+		}
+		if n, err := st.Client.UnitOfMeasure.Query().Where(dozen).Count(ctx); err != nil || n != 1 {
+			t.Fatalf("after Shared %d shared dozens (%v), want 1", n, err)
 		}
 		for _, u := range seed.Units {
 			if u.WeightInGrams != nil && *u.WeightInGrams*1e6 != float64(int64(*u.WeightInGrams*1e6)) {
