@@ -221,6 +221,12 @@ func Screenshot(t testing.TB, ctx context.Context, name string) string {
 	return path
 }
 
+// SmallScreenshots makes Screenshot encode its PNGs for size, as pictures
+// kept in the repository should be. Otherwise they are encoded for speed:
+// the same pixels in files about 30% larger, in a fifth less of the time
+// the console's page checks spend on screenshots.
+var SmallScreenshots bool
+
 // fullPage captures the page's whole scrollable area as PNG: a capture
 // beyond the viewport without a clip stops at the window's height.
 func fullPage(ctx context.Context) ([]byte, error) {
@@ -233,6 +239,7 @@ func fullPage(ctx context.Context) ([]byte, error) {
 		Format:                page.CaptureScreenshotFormatPng,
 		Clip:                  &page.Viewport{Width: size.Width, Height: size.Height, Scale: 1},
 		CaptureBeyondViewport: &[]bool{true}[0],
+		OptimizeForSpeed:      &[]bool{!SmallScreenshots}[0],
 	})
 	if err != nil {
 		return nil, err

@@ -44,6 +44,8 @@ import (
 // once it has ended, drops the package's PostgreSQL database (dbtest.Main,
 // which exits with the tests' code, so it goes outside).
 func TestMain(m *testing.M) {
+	// The pictures the documentation keeps are encoded for size.
+	browsertest.SmallScreenshots = os.Getenv("LARDER_UPDATE_DOCS") == "1"
 	dbtest.Main(dbtest.RunFunc(func() int { return browsertest.Main(m) }))
 }
 
