@@ -12,6 +12,12 @@
 # Parameters (environment):
 #   ROUNDS=3            interleaved rounds (Larder, baseline; then baseline,
 #                       Larder: every second round in the reverse order)
+#   MIRRORED=0          1: each round runs the servers in order and then in
+#                       reverse (Larder, baseline, baseline, Larder), and its
+#                       ratio is a server's two runs against the other's, so
+#                       that a machine whose speed drifts steadily through
+#                       the round favours neither; use half the DURATION for
+#                       the same length of run
 #   DURATION=10s        measured time of one run
 #   WARMUP=2s           unmeasured warm-up before each run
 #   CONCURRENCY=16      workers (keep-alive connections) of the load generator
@@ -74,6 +80,7 @@ PROFILE=${PROFILE:-0}
 PROFILE_SECONDS=${PROFILE_SECONDS:-10}
 QUERYCOST=${QUERYCOST:-1}
 QUERY_DURATION=${QUERY_DURATION:-5s}
+MIRRORED=${MIRRORED:-0}
 
 mkdir -p "$RESULTS"
 RESULTS=$(cd "$RESULTS" && pwd)
@@ -321,7 +328,7 @@ pgbench_run() {
 	rm -rf "$dir"
 }
 
-echo "== load: $ROUNDS rounds × {$SCENARIOS} × {$SERVERS}, c=$CONCURRENCY, $WARMUP warm-up + $DURATION each"
+echo "== load: $ROUNDS rounds × {$SCENARIOS} × {$SERVERS}$([[ $MIRRORED == 1 ]] && echo ' and back'), c=$CONCURRENCY, $WARMUP warm-up + $DURATION each"
 # Every second round runs the servers in the reverse order (A B, B A, A B,
 # …), so that a machine whose speed drifts over the run favours none: run
 # last in one round, a server runs first in the next.
@@ -329,8 +336,16 @@ REVERSED=$(echo "$SERVERS" | tr ' ' '\n' | grep -v '^$' | tac | tr '\n' ' ')
 for ((r = 1; r <= ROUNDS; r++)); do
 	order=$SERVERS
 	((r % 2 == 0)) && order=$REVERSED
+	# A mirrored round goes there and back: a run's file is numbered by its
+	# pass (1 there, 2 back).
+	passes=$order
+	[[ $MIRRORED == 1 ]] && passes="$order $(echo "$order" | tr ' ' '\n' | grep -v '^$' | tac | tr '\n' ' ')"
 	for s in $SCENARIOS; do
-		for srv in $order; do
+		declare -A pass=()
+		for srv in $passes; do
+			pass[$srv]=$((${pass[$srv]:-0} + 1))
+			json="$RESULTS/$srv-$s-r$r.json"
+			[[ ${pass[$srv]} == 2 ]] && json="$RESULTS/$srv-$s-r$r-2.json"
 			case $srv in
 			larder) url=$LARDER pid=$LARDER_PID ;;
 			baseline) url=$BASELINE pid=$BASELINE_PID ;;
@@ -338,7 +353,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 			spec) url=$SPEC pid=$SPEC_PID ;;
 			old) url=$OLD_URL pid=$OLD_PID ;;
 			pgbench)
-				pgbench_run "$s" "$srv/$s/r$r" "$RESULTS/$srv-$s-r$r.json"
+				pgbench_run "$s" "$srv/$s/r$r" "$json"
 				continue
 				;;
 			*) echo "run.sh: unknown server $srv" >&2; exit 1 ;;
@@ -347,18 +362,18 @@ for ((r = 1; r <= ROUNDS; r++)); do
 			# the plain baseline ignores it. CPU time is watched for the server, all
 			# PostgreSQL processes and the load generator itself.
 			"$BIN/load" -url "$url" -key "$KEY" -c "$CONCURRENCY" -d "$DURATION" -warmup "$WARMUP" \
-				-paths-file "$RESULTS/$s-paths.txt" -label "$srv/$s/r$r" -json "$RESULTS/$srv-$s-r$r.json" \
+				-paths-file "$RESULTS/$s-paths.txt" -label "$srv/$s/r$r" -json "$json" \
 				-cpu-pid "server=$pid" -cpu-comm postgres
 		done
 	done
 done
 
 echo
-echo "== summary (median of $ROUNDS rounds; req/s range in brackets; other cores: CPU other programs took)"
+echo "== summary (median of $ROUNDS rounds' runs; req/s range in brackets; other cores: CPU other programs took)"
 # One TSV line per scenario and server ("row"), then one per scenario and
 # baseline with the ratio of the median req/s and the median and range of the
-# per-round ratios ("ratio"), each round's Larder run set against the
-# baseline's run of the same round.
+# per-round ratios ("ratio"), each round's Larder runs set against the
+# baseline's runs of the same round (their sums, when the round is mirrored).
 jq -rs '
 	def median: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 	map(. + {server: (.label | split("/")[0]), scenario: (.label | split("/")[1]), round: (.label | split("/")[2])})
@@ -371,7 +386,7 @@ jq -rs '
 	   | (map(select(.server == "larder").rps) | median) as $l
 	   | (map(select(.server != "larder").server) | unique)[] as $other
 	   | ($runs | map(select(.server == $other).rps) | median) as $b
-	   | [$runs | group_by(.round)[] | (map(select(.server == "larder").rps)[0]) / (map(select(.server == $other).rps)[0])] as $r
+	   | [$runs | group_by(.round)[] | (map(select(.server == "larder").rps) | add) / (map(select(.server == $other).rps) | add)] as $r
 	   | ((map(select(.server == "larder").p99_ms) | median) / ($runs | map(select(.server == $other).p99_ms) | median)) as $p99
 	   | ["ratio", $runs[0].scenario, $other, $l / $b, ($r | median), ($r | min), ($r | max), $p99])
 	| @tsv' "$RESULTS"/*-r*.json |
