@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -231,30 +232,27 @@ func templateDatabase(ctx context.Context, conn *sql.Conn, admin string) (string
 	}
 	name := templatePrefix + key
 	// Direct SQL: the test server's databases, which ent has no words for.
-	var exists bool
-	if err := conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
-		return "", err
-	}
-	if exists {
-		return name, nil
-	}
 	rows, err := conn.QueryContext(ctx, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, templatePrefix)
 	if err != nil {
 		return "", err
 	}
-	var stale []string
+	var templates []string
 	for rows.Next() {
 		var n string
 		if err := rows.Scan(&n); err != nil {
 			rows.Close()
 			return "", err
 		}
-		stale = append(stale, n)
+		templates = append(templates, n)
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return "", err
 	}
-	for _, n := range stale {
+	if slices.Contains(templates, name) {
+		return name, nil
+	}
+	// What is left is stale: another build's, or one a run stopped making.
+	for _, n := range templates {
 		if _, err := conn.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+n+`" WITH (FORCE)`); err != nil {
 			return "", err
 		}
