@@ -34,17 +34,11 @@ func TestReadByIDAcrossOverlappingRows(t *testing.T) {
 			mk(acct, 900118, 900119, 900122),
 			mk(other, 900111, 900112, 900117),
 		}
-		conn, err := st.DB.Conn(ctx)
+		tx, err := st.DB.BeginTx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer conn.Close()
-		tx, err := conn.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf []byte
-		if err := putReads(ctx, conn, tx, st.Dialect, rows, &buf); err != nil {
+		if err := putReads(ctx, tx, st.Dialect, rows); err != nil {
 			t.Fatal(err)
 		}
 		if err := tx.Commit(); err != nil {

@@ -67,8 +67,6 @@ type Writer struct {
 	// batch to batch by the one goroutine that writes.
 	rows    []row
 	copyBuf []byte
-	// readBuf is the COPY data of a batch's rows of reads.
-	readBuf []byte
 	// idSeq is the sequence of api_requests' ids on PostgreSQL, once read.
 	idSeq idSequence
 }
@@ -346,7 +344,7 @@ func batches(rows []row, span time.Duration) [][]row {
 }
 
 // writeReads draws the ids of reads and stores them in tx.
-func (w *Writer) writeReads(ctx context.Context, conn *sql.Conn, tx *sql.Tx, reads []readRow) error {
+func (w *Writer) writeReads(ctx context.Context, tx *sql.Tx, reads []readRow) error {
 	n := 0
 	for _, r := range reads {
 		n += len(r.reads)
@@ -365,7 +363,7 @@ func (w *Writer) writeReads(ctx context.Context, conn *sql.Conn, tx *sql.Tx, rea
 	if err != nil {
 		return err
 	}
-	return putReads(ctx, conn, tx, w.dialect, giveIDs(reads, ids), &w.readBuf)
+	return putReads(ctx, tx, w.dialect, giveIDs(reads, ids))
 }
 
 // Load stores rows in the request log as the writer stores a batch (the
@@ -501,11 +499,8 @@ func (w *Writer) copy(ctx context.Context, rows []row, reads []readRow, others [
 		w.copyBuf = nil
 	}
 	return w.withCounts(ctx, rows, func(conn *sql.Conn, tx *sql.Tx) error {
-		if err := w.writeReads(ctx, conn, tx, reads); err != nil {
+		if err := w.writeReads(ctx, tx, reads); err != nil {
 			return err
-		}
-		if cap(w.readBuf) > keptCopyBuf {
-			w.readBuf = nil
 		}
 		return store.CopyText(ctx, conn, "api_requests", columns, b)
 	})
@@ -574,7 +569,7 @@ func (w *Writer) sqlite(ctx context.Context, rows []row, reads []readRow, others
 	return w.withCounts(ctx, rows, func(conn *sql.Conn, tx *sql.Tx) error {
 		for len(reads) > 0 {
 			n := min(len(reads), sqliteRows)
-			if err := w.writeReads(ctx, conn, tx, reads[:n]); err != nil {
+			if err := w.writeReads(ctx, tx, reads[:n]); err != nil {
 				return err
 			}
 			reads = reads[n:]
