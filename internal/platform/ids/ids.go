@@ -7,11 +7,26 @@ package ids
 import (
 	"crypto/rand"
 	"encoding/binary"
-	"strings"
 	"time"
 )
 
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// digit is the value of each byte that is a digit of crockford, and
+// notDigit for every other byte: a read of an id looks each of its digits
+// up, where a search of the alphabet cost the request log's writer a
+// fifth of its time.
+var digit = func() (t [256]byte) {
+	for i := range t {
+		t[i] = notDigit
+	}
+	for i := range len(crockford) {
+		t[crockford[i]] = byte(i)
+	}
+	return t
+}()
+
+const notDigit = 0xFF
 
 // New returns prefix followed by a new ULID.
 func New(prefix string) string { return NewAt(prefix, time.Now()) }
@@ -48,8 +63,8 @@ func Bits(prefix, id string) (v [16]byte, ok bool) {
 	}
 	var hi, lo uint64
 	for i := len(prefix); i < len(id); i++ {
-		d := strings.IndexByte(crockford, id[i])
-		if d < 0 || i == len(prefix) && d > 7 {
+		d := digit[id[i]]
+		if d == notDigit || i == len(prefix) && d > 7 {
 			return v, false
 		}
 		hi = hi<<5 | lo>>59
@@ -69,8 +84,8 @@ func Time(prefix, id string) (time.Time, bool) {
 	}
 	var ms uint64
 	for _, c := range []byte(id[len(prefix) : len(prefix)+10]) {
-		d := strings.IndexByte(crockford, c)
-		if d < 0 {
+		d := digit[c]
+		if d == notDigit {
 			return time.Time{}, false
 		}
 		ms = ms<<5 | uint64(d)
