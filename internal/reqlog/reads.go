@@ -205,11 +205,11 @@ func drawIDs(ctx context.Context, tx *sql.Tx, dia string, seq idSequence, n int)
 }
 
 // readIDSequence reads api_requests' identity's sequence on PostgreSQL.
-func readIDSequence(ctx context.Context, tx *sql.Tx) (idSequence, error) {
+func readIDSequence(ctx context.Context, db *sql.DB) (idSequence, error) {
 	var name sql.NullString
 	var step sql.NullInt64
 	// Direct SQL: the name and increment of api_requests' identity's sequence, which ent has no words for.
-	err := tx.QueryRowContext(ctx, `SELECT s.name, (SELECT seqincrement FROM pg_sequence WHERE seqrelid = s.name::regclass) FROM pg_get_serial_sequence('api_requests', 'id') AS s(name)`).Scan(&name, &step)
+	err := db.QueryRowContext(ctx, `SELECT s.name, (SELECT seqincrement FROM pg_sequence WHERE seqrelid = s.name::regclass) FROM pg_get_serial_sequence('api_requests', 'id') AS s(name)`).Scan(&name, &step)
 	if err != nil {
 		return idSequence{}, err
 	}
@@ -388,6 +388,58 @@ func decodeReads(rr *ent.APIRequestRead) ([]*ent.APIRequest, error) {
 		return nil, errCorrupt
 	}
 	return out, nil
+}
+
+// execer is a transaction or the pool: where putOneValue's statement runs.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// putOneValue stores rs, whose reads take the ids of one value of seq, and
+// adds counts to their hours' counts, in one statement on PostgreSQL, which
+// draws the value itself: a batch of plain reads costs one round trip, a
+// transaction of its own, where drawing the value, storing the rows and
+// adding the counts took five (BEGIN and COMMIT among them). Each row's
+// first id is the value plus the reads of the rows before it; a row's
+// entries hold only the steps between its ids, the same whatever the value.
+// The caller has made sure the reads are at most seq.step (oneValue).
+func putOneValue(ctx context.Context, ex execer, seq idSequence, rs []readRow, counts []hourCount) error {
+	var q strings.Builder
+	args := make([]any, 0, len(readColumns)*len(rs)+4*len(counts))
+	q.WriteString(`WITH v AS (SELECT nextval('` + strings.ReplaceAll(seq.name, "'", "''") + `'::regclass) AS first)`)
+	if len(counts) > 0 {
+		q.WriteString(`, r AS (`)
+	} else {
+		q.WriteByte(' ')
+	}
+	q.WriteString(`INSERT INTO api_request_reads (` + strings.Join(readColumns, ", ") + `) VALUES `)
+	var rel []int64
+	first := int64(0)
+	for i := range rs {
+		r := rs[i]
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		n := len(args)
+		fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d, $%d, (SELECT first FROM v) + $%d, (SELECT first FROM v) + $%d, $%d, $%d)",
+			n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8, n+9, n+10)
+		rel = rel[:0]
+		for j := range r.reads {
+			rel = append(rel, first+int64(j))
+		}
+		r.ids = rel
+		last := first + int64(len(r.reads)) - 1
+		args = append(args, r.account, r.key, r.method, r.operation, r.reads[0].at, r.reads[len(r.reads)-1].at, first, last,
+			int64(len(r.reads)), encodeReads(nil, &r))
+		first = last + 1
+	}
+	if len(counts) > 0 {
+		q.WriteString(`) `)
+		args = appendCounts(&q, args, dialect.Postgres, counts)
+	}
+	// Direct SQL: the request log's writer draws a value of api_requests' sequence, stores a batch's plain reads with the ids it reserves and adds the batch's hours' counts in one statement, which ent has no words for; api_request_reads and api_request_hours are system-only and emit no event.
+	_, err := ex.ExecContext(ctx, q.String(), args...)
+	return err
 }
 
 // readColumns are api_request_reads' columns in the order the writes give

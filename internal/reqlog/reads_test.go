@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
 	"entgo.io/ent/dialect"
+	"github.com/google/go-cmp/cmp"
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/apirequest"
@@ -290,4 +292,129 @@ func TestABatchsReadsTakeOneValueOfTheSequence(t *testing.T) {
 			t.Errorf("the sequence moved by %d, want %d: a value for the reads and one for each other row", got, want)
 		}
 	})
+}
+
+// A batch of plain reads alone is stored in one statement on PostgreSQL
+// that draws the value of the sequence its reads' ids come from: rows of
+// reads of two accounts, two keys and two hours take contiguous ids, each
+// read is found by its own, and each hour is counted. With a sequence that
+// steps by 1 (as Citus leaves a distributed table's), the reads draw a
+// value each, and the same holds.
+func TestABatchOfReadsAloneTakesItsIDsAndCounts(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		sys := policy.System(ctx)
+		a, b := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
+		h := time.Date(2026, 11, 5, 10, 0, 0, 0, time.UTC)
+		check := func(t *testing.T, tag string) {
+			w := reqlog.NewWriter(st, nil, 0)
+			type sent struct {
+				acct int
+				rid  string
+			}
+			var all []sent
+			record := func(acct, key int, at time.Time) {
+				rid := fmt.Sprintf("req_%s%02d", tag, len(all))
+				all = append(all, sent{acct, rid})
+				w.Record(&reqlog.Entry{At: at, AccountID: acct, KeyID: key, Method: "GET", Operation: "getTag",
+					Path: fmt.Sprintf("/v1/tags/%d", len(all)), Status: 200, RequestID: rid})
+			}
+			for i := range 4 {
+				record(a.Live.ID, 5, h.Add(59*time.Minute+time.Duration(i)*time.Second))
+				record(a.Live.ID, 6, h.Add(59*time.Minute+time.Duration(i)*time.Second))
+				record(b.Live.ID, 7, h.Add(59*time.Minute+time.Duration(i)*time.Second))
+			}
+			record(a.Live.ID, 5, h.Add(61*time.Minute))
+			w.Flush()
+			if w.Written() != int64(len(all)) || w.Dropped() != 0 {
+				t.Fatalf("written %d, dropped %d; want %d, 0", w.Written(), w.Dropped(), len(all))
+			}
+			rrs := st.Client.APIRequestRead.Query().Where(apirequestread.AccountIDIn(a.Live.ID, b.Live.ID)).
+				Order(apirequestread.ByFirstID()).AllX(sys)
+			if len(rrs) != 4 {
+				t.Fatalf("%d rows of reads, want 4: two keys of one account, one of the other, and the next hour's", len(rrs))
+			}
+			seen := map[int]bool{}
+			for _, rr := range rrs {
+				if int(rr.LastID-rr.FirstID+1) != rr.Requests {
+					t.Errorf("a row of %d reads has ids %d to %d", rr.Requests, rr.FirstID, rr.LastID)
+				}
+				for id := rr.FirstID; id <= rr.LastID; id++ {
+					if seen[id] {
+						t.Errorf("id %d taken twice", id)
+					}
+					seen[id] = true
+				}
+			}
+			if first, last := rrs[0].FirstID, rrs[len(rrs)-1].LastID; last-first+1 != len(all) {
+				t.Errorf("the batch's ids run from %d to %d, want %d contiguous ids", first, last, len(all))
+			}
+			if st.Dialect == dialect.Postgres {
+				// The sequence has handed out every id the reads took: its
+				// last value reserves the step's ids from it up.
+				var last, step int
+				// Direct SQL: the last value and increment of api_requests' sequence, which ent has no words for.
+				if err := st.DB.QueryRowContext(ctx, `SELECT pg_sequence_last_value(s::regclass), (SELECT seqincrement FROM pg_sequence WHERE seqrelid = s::regclass) FROM pg_get_serial_sequence('api_requests', 'id') AS s`).Scan(&last, &step); err != nil {
+					t.Fatal(err)
+				}
+				if max := rrs[len(rrs)-1].LastID; max > last+step-1 {
+					t.Errorf("a read took id %d, which the sequence (at %d, by %d) will hand out again", max, last, step)
+				}
+			}
+			found := map[string]bool{}
+			for id := range seen {
+				for _, o := range []*dbtest.Org{a, b} {
+					if got, err := reqlog.Get(ctx, st.Client, o.Org.ID, policy.Live, id); err == nil {
+						found[got.RequestID] = true
+						if want := o.Live.ID; got.AccountID != want {
+							t.Errorf("id %d: %s of account %d, want %d", id, got.RequestID, got.AccountID, want)
+						}
+					}
+				}
+			}
+			for _, s := range all {
+				if !found[s.rid] {
+					t.Errorf("%s not found by its id", s.rid)
+				}
+			}
+			if d := cmp.Diff([]counted{{h, 8, 0}, {h.Add(time.Hour), 1, 0}}, countsOf(t, st, a.Live.ID)); d != "" {
+				t.Errorf("first account's hours (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff([]counted{{h, 4, 0}}, countsOf(t, st, b.Live.ID)); d != "" {
+				t.Errorf("second account's hours (-want +got):\n%s", d)
+			}
+			// Direct SQL: the test's own rows of reads and counts go, so that the next check starts from none.
+			for _, table := range []string{"api_request_reads", "api_request_hours"} {
+				if _, err := st.DB.ExecContext(ctx, `DELETE FROM `+table+` WHERE account_id IN (`+strconv.Itoa(a.Live.ID)+`, `+strconv.Itoa(b.Live.ID)+`)`); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		t.Run("step", func(t *testing.T) { check(t, "step") })
+		if st.Dialect != dialect.Postgres {
+			return
+		}
+		t.Run("by one", func(t *testing.T) {
+			setStep := func(n int) {
+				// Direct SQL: api_requests' sequence moved past the ids its last value reserved, then its increment set, which ent has no words for.
+				if _, err := st.DB.ExecContext(ctx, fmt.Sprintf(`SELECT setval(pg_get_serial_sequence('api_requests', 'id'), nextval(pg_get_serial_sequence('api_requests', 'id'))); ALTER SEQUENCE %s INCREMENT BY %d`, seqName(t, st), n)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			setStep(1)
+			t.Cleanup(func() { setStep(migrate.RequestIDStep) })
+			check(t, "one")
+		})
+	})
+}
+
+// seqName is the name of api_requests' sequence on PostgreSQL.
+func seqName(t *testing.T, st *store.Store) string {
+	t.Helper()
+	var name string
+	// Direct SQL: the name of api_requests' identity's sequence, which ent has no words for.
+	if err := st.DB.QueryRow(`SELECT pg_get_serial_sequence('api_requests', 'id')`).Scan(&name); err != nil {
+		t.Fatal(err)
+	}
+	return name
 }

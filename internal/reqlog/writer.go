@@ -345,25 +345,46 @@ func batches(rows []row, span time.Duration) [][]row {
 
 // writeReads draws the ids of reads and stores them in tx.
 func (w *Writer) writeReads(ctx context.Context, tx *sql.Tx, reads []readRow) error {
-	n := 0
-	for _, r := range reads {
-		n += len(r.reads)
-	}
+	n := countReads(reads)
 	if n == 0 {
 		return nil
 	}
-	if w.dialect == dialect.Postgres && w.idSeq.name == "" {
-		seq, err := readIDSequence(ctx, tx)
-		if err != nil {
-			return err
-		}
-		w.idSeq = seq
+	if err := w.sequence(ctx); err != nil {
+		return err
 	}
 	ids, err := drawIDs(ctx, tx, w.dialect, w.idSeq, n)
 	if err != nil {
 		return err
 	}
 	return putReads(ctx, tx, w.dialect, giveIDs(reads, ids))
+}
+
+// sequence reads api_requests' sequence on PostgreSQL, once.
+func (w *Writer) sequence(ctx context.Context) error {
+	if w.dialect != dialect.Postgres || w.idSeq.name != "" {
+		return nil
+	}
+	seq, err := readIDSequence(ctx, w.db)
+	if err != nil {
+		return err
+	}
+	w.idSeq = seq
+	return nil
+}
+
+// oneValue reports whether reads, some, take the ids of one value of the
+// sequence (on PostgreSQL, its sequence read): putOneValue stores them.
+func (w *Writer) oneValue(reads []readRow) bool {
+	n := countReads(reads)
+	return w.dialect == dialect.Postgres && w.idSeq.name != "" && n > 0 && int64(n) <= w.idSeq.step
+}
+
+func countReads(reads []readRow) int {
+	n := 0
+	for _, r := range reads {
+		n += len(r.reads)
+	}
+	return n
 }
 
 // Load stores rows in the request log as the writer stores a batch (the
@@ -485,10 +506,19 @@ func (w *Writer) postgres(ctx context.Context, rows []row, reads []readRow, othe
 	return err
 }
 
-// copy writes reads and others with a COPY each, others' data encoded here
-// into a buffer reused from batch to batch, and adds rows' counts, in one
-// transaction.
+// copy writes reads and others, and adds rows' counts, in one
+// transaction. A batch of plain reads alone, the most of a busy API's, is
+// one statement (putOneValue), a transaction of its own; otherwise others
+// go in a COPY, their data encoded here into a buffer reused from batch to
+// batch.
 func (w *Writer) copy(ctx context.Context, rows []row, reads []readRow, others []row) error {
+	if err := w.sequence(ctx); err != nil {
+		return err
+	}
+	one := w.oneValue(reads)
+	if one && len(others) == 0 {
+		return putOneValue(ctx, w.db, w.idSeq, reads, countHours(rows))
+	}
 	b := w.copyBuf[:0]
 	for i := range others {
 		b = others[i].appendCopy(b)
@@ -498,18 +528,27 @@ func (w *Writer) copy(ctx context.Context, rows []row, reads []readRow, others [
 	if w.copyBuf = b; cap(b) > keptCopyBuf {
 		w.copyBuf = nil
 	}
-	return w.withCounts(ctx, rows, func(conn *sql.Conn, tx *sql.Tx) error {
-		if err := w.writeReads(ctx, tx, reads); err != nil {
-			return err
+	return w.inTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error {
+		if one {
+			if err := putOneValue(ctx, tx, w.idSeq, reads, countHours(rows)); err != nil {
+				return err
+			}
+		} else {
+			if err := w.writeReads(ctx, tx, reads); err != nil {
+				return err
+			}
+			if err := addCounts(ctx, tx, w.dialect, rows); err != nil {
+				return err
+			}
 		}
 		return store.CopyText(ctx, conn, "api_requests", columns, b)
 	})
 }
 
-// withCounts runs write, which stores rows, and adds rows to their hours'
-// counts, in one transaction on one connection: no row without its count,
-// no count without its row.
-func (w *Writer) withCounts(ctx context.Context, rows []row, write func(*sql.Conn, *sql.Tx) error) error {
+// inTx runs write in one transaction on one connection: a batch's rows and
+// their hours' counts together, no row without its count, no count without
+// its row.
+func (w *Writer) inTx(ctx context.Context, write func(*sql.Conn, *sql.Tx) error) error {
 	conn, err := w.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -521,9 +560,6 @@ func (w *Writer) withCounts(ctx context.Context, rows []row, write func(*sql.Con
 	}
 	defer func() { _ = tx.Rollback() }()
 	if err := write(conn, tx); err != nil {
-		return err
-	}
-	if err := addCounts(ctx, tx, w.dialect, rows); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -566,7 +602,7 @@ const sqliteRows = batchSize
 // sqlite writes reads and others in multi-row inserts and adds rows' counts,
 // in one transaction.
 func (w *Writer) sqlite(ctx context.Context, rows []row, reads []readRow, others []row) error {
-	return w.withCounts(ctx, rows, func(conn *sql.Conn, tx *sql.Tx) error {
+	return w.inTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error {
 		for len(reads) > 0 {
 			n := min(len(reads), sqliteRows)
 			if err := w.writeReads(ctx, tx, reads[:n]); err != nil {
@@ -592,7 +628,7 @@ func (w *Writer) sqlite(ctx context.Context, rows []row, reads []readRow, others
 			}
 			others = others[n:]
 		}
-		return nil
+		return addCounts(ctx, tx, w.dialect, rows)
 	})
 }
 
@@ -649,24 +685,31 @@ func addCounts(ctx context.Context, tx *sql.Tx, dia string, rows []row) error {
 		return nil
 	}
 	var q strings.Builder
-	args := make([]any, 0, 4*len(counts))
+	args := appendCounts(&q, nil, dia, counts)
+	// Direct SQL: the request log's writer adds a batch's counts per account and hour in the transaction that writes its rows (database/sql's, which ent cannot join), one upsert for every hour of the batch; api_request_hours is system-only and emits no event.
+	_, err := tx.ExecContext(ctx, q.String(), args...)
+	return err
+}
+
+// appendCounts writes to q the upsert that adds counts, some, to their
+// hours' counts, its parameters numbered after args, and returns args with
+// its arguments.
+func appendCounts(q *strings.Builder, args []any, dia string, counts []hourCount) []any {
 	q.WriteString(`INSERT INTO api_request_hours (account_id, hour, requests, errors) VALUES `)
 	for i, c := range counts {
 		if i > 0 {
 			q.WriteByte(',')
 		}
 		if dia == dialect.Postgres {
-			n := 4 * i
-			fmt.Fprintf(&q, "($%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4)
+			n := len(args)
+			fmt.Fprintf(q, "($%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4)
 		} else {
 			q.WriteString("(?, ?, ?, ?)")
 		}
 		args = append(args, c.account, c.hour, c.requests, c.errors)
 	}
 	q.WriteString(` ON CONFLICT (account_id, hour) DO UPDATE SET requests = api_request_hours.requests + excluded.requests, errors = api_request_hours.errors + excluded.errors`)
-	// Direct SQL: the request log's writer adds a batch's counts per account and hour in the transaction that writes its rows (database/sql's, which ent cannot join), one upsert for every hour of the batch; api_request_hours is system-only and emits no event.
-	_, err := tx.ExecContext(ctx, q.String(), args...)
-	return err
+	return args
 }
 
 func minTime(a, b time.Time) time.Time {
