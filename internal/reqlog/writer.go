@@ -512,10 +512,13 @@ func (w *Writer) postgres(ctx context.Context, rows []row, reads []readRow, othe
 // go in a COPY, their data encoded here into a buffer reused from batch to
 // batch.
 func (w *Writer) copy(ctx context.Context, rows []row, reads []readRow, others []row) error {
-	if err := w.sequence(ctx); err != nil {
-		return err
+	one := false
+	if countReads(reads) > 0 {
+		if err := w.sequence(ctx); err != nil {
+			return err
+		}
+		one = w.oneValue(reads)
 	}
-	one := w.oneValue(reads)
 	if one && len(others) == 0 {
 		return putOneValue(ctx, w.db, w.idSeq, reads, countHours(rows))
 	}
