@@ -35,7 +35,9 @@ type BillQuery struct {
 	withLines         *BillLineQuery
 	// known records the predicates a compiled statement takes its
 	// arguments from (ByID, WhereKnown; Read).
-	known     knownPredicates
+	known knownPredicates
+	// shaped names what the query's modifiers and order are (Shaped; List).
+	shaped    string
 	modifiers []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector

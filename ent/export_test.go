@@ -23,7 +23,15 @@ const MaxShapes = maxShapes
 // CompiledReads is what the compiled reads of Tag, Allergen and Country hold: the
 // statements of the shapes compiled, and how many shapes could not be.
 func CompiledReads(label string) (statements []string, failed int) {
-	r := map[string]*compiledReads{"tag": &readsTag, "allergen": &readsAllergen, "country": &readsCountry}[label]
+	return compiled(map[string]*compiledReads{"tag": &readsTag, "allergen": &readsAllergen, "country": &readsCountry}[label])
+}
+
+// CompiledLists is CompiledReads of the lists of Tag (Shaped).
+func CompiledLists(label string) (statements []string, failed int) {
+	return compiled(map[string]*compiledReads{"tag": &listsTag}[label])
+}
+
+func compiled(r *compiledReads) (statements []string, failed int) {
 	if p := r.shapes.Load(); p != nil {
 		for _, s := range *p {
 			if s.ok {

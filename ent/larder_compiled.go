@@ -155,7 +155,8 @@ const maxShapes = 64
 
 // compiledReads holds the statements compiled for one type's reads: ent's
 // own statement for each shape of query (dialect, selected fields, limit,
-// known predicates, carried column), built once with slots for its arguments.
+// known predicates, carried column, and for a list the name its caller gave
+// its modifiers and order), built once with slots for its arguments.
 type compiledReads struct {
 	mu     sync.Mutex
 	shapes atomic.Pointer[[]*readShape]
@@ -164,8 +165,11 @@ type compiledReads struct {
 // readShape is a compiled statement and what it was compiled for.
 type readShape struct {
 	dialect string
-	fields  []string
-	limit   int
+	// shaped is the name of a list's modifiers and order (Shaped), "" for a
+	// read.
+	shaped string
+	fields []string
+	limit  int
 	// edges has bit i set when the query loads the type's i-th edge, whose
 	// key column the spec then selects.
 	edges uint64
@@ -183,8 +187,8 @@ type readShape struct {
 	ok bool
 }
 
-func (s *readShape) is(dialect string, q *QueryContext, edges uint64, k *knownPredicates, carried string, carriedArgs int) bool {
-	return s.dialect == dialect && s.limit == limitOf(q) && s.edges == edges && s.known == k.k &&
+func (s *readShape) is(dialect, shaped string, q *QueryContext, edges uint64, k *knownPredicates, carried string, carriedArgs int) bool {
+	return s.dialect == dialect && s.shaped == shaped && s.limit == limitOf(q) && s.edges == edges && s.known == k.k &&
 		s.carried == carried && s.carriedArgs == carriedArgs &&
 		slices.Equal(s.fields, q.Fields)
 }
@@ -231,36 +235,16 @@ type compiledNode[N any] interface {
 // q has nothing else: no sort, offset, distinct, modifier or traversal. It
 // reports false, having read nothing, when the shape could not be compiled.
 func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledReads, drv dialect.Driver, q compiledQuery, qc *QueryContext, edges uint64, k *knownPredicates, c Carried) ([]P, bool, error) {
+	text, args, ok := compiledStatement(r, drv.Dialect(), q, qc, edges, k, c, "", nil)
+	if !ok {
+		return nil, false, nil
+	}
 	var carried string
-	var carriedArgs []any
 	if c != nil {
-		carried, carriedArgs = c.Column(), c.Args()
-	}
-	for i := range k.n {
-		if !k.k[i].Fixed && !plain(k.v[i]) {
-			return nil, false, nil
-		}
-	}
-	if c != nil && (len(carriedArgs) > maxCarriedArgs || !plain(carriedArgs...)) {
-		return nil, false, nil
-	}
-	s := r.shape(drv.Dialect(), q, qc, edges, k, c, carried, len(carriedArgs))
-	if !s.ok {
-		return nil, false, nil
-	}
-	var from [maxKnown + maxCarriedArgs]any
-	copy(from[:], k.v[:k.n])
-	copy(from[k.n:], carriedArgs)
-	args := make([]any, len(s.args))
-	for i, a := range s.args {
-		if sl, ok := a.(slot); ok {
-			args[i] = from[sl]
-		} else {
-			args[i] = a
-		}
+		carried = c.Column()
 	}
 	rows := &sql.Rows{}
-	if err := drv.Query(ctx, s.text, args, rows); err != nil {
+	if err := drv.Query(ctx, text, args, rows); err != nil {
 		return nil, true, err
 	}
 	defer rows.Close()
@@ -300,23 +284,102 @@ func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledRead
 	return nodes, true, rows.Err()
 }
 
+// compiledStatement is the statement of a query of the type whose
+// statements r holds, whose predicates are all known (k), which loads the
+// edges of the bits of edges, with the column c carries if c is not nil, and,
+// for a list, the modifiers named shaped: the text compiled for its shape and
+// this query's arguments. It reports false when the shape could not be
+// compiled, or an argument is not one a compiled statement takes.
+func compiledStatement(r *compiledReads, dialect string, q compiledQuery, qc *QueryContext, edges uint64, k *knownPredicates, c Carried, shaped string, modifiers []func(*sql.Selector)) (string, []any, bool) {
+	var carried string
+	var carriedArgs []any
+	if c != nil {
+		carried, carriedArgs = c.Column(), c.Args()
+	}
+	for i := range k.n {
+		if !k.k[i].Fixed && !plain(k.v[i]) {
+			return "", nil, false
+		}
+	}
+	if c != nil && (len(carriedArgs) > maxCarriedArgs || !plain(carriedArgs...)) {
+		return "", nil, false
+	}
+	s := r.shape(dialect, shaped, modifiers, q, qc, edges, k, c, carried, len(carriedArgs))
+	if !s.ok {
+		return "", nil, false
+	}
+	var from [maxKnown + maxCarriedArgs]any
+	copy(from[:], k.v[:k.n])
+	copy(from[k.n:], carriedArgs)
+	args := make([]any, len(s.args))
+	for i, a := range s.args {
+		if sl, ok := a.(slot); ok {
+			args[i] = from[sl]
+		} else {
+			args[i] = a
+		}
+	}
+	return s.text, args, true
+}
+
+// listCompiled reads the rows of q, a list of the type whose statements r
+// holds, through the compiled statement of its shape, scanning them with
+// spec's ScanValues and Assign as sqlgraph.QueryNodes does. The query's
+// predicates are all known (k), and shaped names its modifiers: the caller
+// has made sure that every query it gives that name has the same modifiers
+// and order, none of them taking an argument of its own. It reports false,
+// having read nothing, when the shape could not be compiled.
+func listCompiled(ctx context.Context, r *compiledReads, drv dialect.Driver, q compiledQuery, spec *sqlgraph.QuerySpec, qc *QueryContext, edges uint64, k *knownPredicates, shaped string, modifiers []func(*sql.Selector)) (bool, error) {
+	text, args, ok := compiledStatement(r, drv.Dialect(), q, qc, edges, k, wanted(ctx), shaped, modifiers)
+	if !ok {
+		return false, nil
+	}
+	rows := &sql.Rows{}
+	if err := drv.Query(ctx, text, args, rows); err != nil {
+		return true, err
+	}
+	defer rows.Close()
+	columns, err := rows.Columns()
+	if err != nil {
+		return true, err
+	}
+	for rows.Next() {
+		values, err := spec.ScanValues(columns)
+		if err != nil {
+			return true, err
+		}
+		for i, v := range values {
+			if _, ok := v.(*sql.UnknownType); ok {
+				values[i] = sql.ScanTypeOf(rows, i)
+			}
+		}
+		if err := rows.Scan(values...); err != nil {
+			return true, err
+		}
+		if err := spec.Assign(columns, values); err != nil {
+			return true, err
+		}
+	}
+	return true, rows.Err()
+}
+
 // shape returns the compiled statement of a query's shape, compiling it the
 // first time. Once the type holds maxShapes, a shape it does not hold is not
 // compiled (uncompiled): its queries are read as ent builds them.
-func (r *compiledReads) shape(dialect string, q compiledQuery, qc *QueryContext, edges uint64, k *knownPredicates, c Carried, carried string, carriedArgs int) *readShape {
-	if s, full := r.find(dialect, qc, edges, k, carried, carriedArgs); s != nil || full {
+func (r *compiledReads) shape(dialect, shaped string, modifiers []func(*sql.Selector), q compiledQuery, qc *QueryContext, edges uint64, k *knownPredicates, c Carried, carried string, carriedArgs int) *readShape {
+	if s, full := r.find(dialect, shaped, qc, edges, k, carried, carriedArgs); s != nil || full {
 		return s
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if s, full := r.find(dialect, qc, edges, k, carried, carriedArgs); s != nil || full {
+	if s, full := r.find(dialect, shaped, qc, edges, k, carried, carriedArgs); s != nil || full {
 		return s
 	}
 	var shapes []*readShape
 	if p := r.shapes.Load(); p != nil {
 		shapes = *p
 	}
-	s := compileRead(dialect, q.querySpec(), k, c, carriedArgs)
+	s := compileRead(dialect, q.querySpec(), k, c, carriedArgs, shaped, modifiers)
 	s.fields, s.limit, s.edges = slices.Clone(qc.Fields), limitOf(qc), edges
 	shapes = append(slices.Clip(shapes), s)
 	r.shapes.Store(&shapes)
@@ -326,13 +389,13 @@ func (r *compiledReads) shape(dialect string, q compiledQuery, qc *QueryContext,
 // find returns the statement r holds for the shape, or, when it holds none,
 // uncompiled and true if it holds maxShapes, nil and false otherwise. It
 // allocates nothing: the shapes' slice escapes only where one is added.
-func (r *compiledReads) find(dialect string, qc *QueryContext, edges uint64, k *knownPredicates, carried string, carriedArgs int) (*readShape, bool) {
+func (r *compiledReads) find(dialect, shaped string, qc *QueryContext, edges uint64, k *knownPredicates, carried string, carriedArgs int) (*readShape, bool) {
 	p := r.shapes.Load()
 	if p == nil {
 		return nil, false
 	}
 	for _, s := range *p {
-		if s.is(dialect, qc, edges, k, carried, carriedArgs) {
+		if s.is(dialect, shaped, qc, edges, k, carried, carriedArgs) {
 			return s, false
 		}
 	}
@@ -346,11 +409,13 @@ func (r *compiledReads) find(dialect string, qc *QueryContext, edges uint64, k *
 var uncompiled = &readShape{}
 
 // compileRead builds the statement sqlgraph.QueryNodes sends for spec, with
-// the known predicates of k and the carried column of c, of carriedArgs
-// arguments, made of slots, and keeps it if every slot is one argument of it,
-// once (a Fixed Known's, none).
-func compileRead(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, c Carried, carriedArgs int) (s *readShape) {
-	s = &readShape{dialect: dialect, known: k.k}
+// the known predicates of k, a list's modifiers (named shaped), and the
+// carried column of c, of carriedArgs arguments, made of slots, and keeps it
+// if every slot is one argument of it, once (a Fixed Known's, none). A list's
+// slot may be more than one argument (its total's count repeats its
+// predicates), but is one at least.
+func compileRead(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, c Carried, carriedArgs int, shaped string, modifiers []func(*sql.Selector)) (s *readShape) {
+	s = &readShape{dialect: dialect, shaped: shaped, known: k.k}
 	if c != nil {
 		s.carried, s.carriedArgs = c.Column(), carriedArgs
 	}
@@ -368,12 +433,13 @@ func compileRead(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, c
 		}
 	}
 	slots := n
+	q.Modifiers = slices.Clip(modifiers)
 	if c != nil {
 		args := make([]any, carriedArgs)
 		for i := range args {
 			args[i] = slot(n + i)
 		}
-		q.Modifiers = []func(*sql.Selector){carriedColumn(c, args)}
+		q.Modifiers = append(q.Modifiers, carriedColumn(c, args))
 		slots += carriedArgs
 	}
 	q.ScanValues = func([]string) ([]any, error) { return nil, errCaptured }
@@ -395,7 +461,7 @@ func compileRead(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, c
 		if i < n && known[i].Fixed {
 			want = 0
 		}
-		if times != want {
+		if times != want && (shaped == "" || want == 0 || times == 0) {
 			return s
 		}
 	}
@@ -542,6 +608,32 @@ func (_q *APIKeyQuery) ByID(id int) *APIKeyQuery {
 	return _q
 }
 
+// listsAPIKey holds the compiled statements of APIKeyQuery.List.
+var listsAPIKey compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *APIKeyQuery) Shaped(name string) *APIKeyQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *APIKeyQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsAPIKey, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *APIKeyQuery) WhereKnown(k *Known, v any) *APIKeyQuery {
@@ -678,6 +770,32 @@ func (_q *APIRequestQuery) ByID(id int) *APIRequestQuery {
 	return _q
 }
 
+// listsAPIRequest holds the compiled statements of APIRequestQuery.List.
+var listsAPIRequest compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *APIRequestQuery) Shaped(name string) *APIRequestQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *APIRequestQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsAPIRequest, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *APIRequestQuery) WhereKnown(k *Known, v any) *APIRequestQuery {
@@ -783,6 +901,32 @@ var readsAPIRequestHour compiledReads
 func (_q *APIRequestHourQuery) ByID(id int) *APIRequestHourQuery {
 	addKnown(&_q.known, &_q.predicates, knownAPIRequestHourID, id)
 	return _q
+}
+
+// listsAPIRequestHour holds the compiled statements of APIRequestHourQuery.List.
+var listsAPIRequestHour compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *APIRequestHourQuery) Shaped(name string) *APIRequestHourQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *APIRequestHourQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsAPIRequestHour, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -892,6 +1036,32 @@ func (_q *APIRequestReadQuery) ByID(id int) *APIRequestReadQuery {
 	return _q
 }
 
+// listsAPIRequestRead holds the compiled statements of APIRequestReadQuery.List.
+var listsAPIRequestRead compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *APIRequestReadQuery) Shaped(name string) *APIRequestReadQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *APIRequestReadQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsAPIRequestRead, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *APIRequestReadQuery) WhereKnown(k *Known, v any) *APIRequestReadQuery {
@@ -997,6 +1167,32 @@ var readsAccount compiledReads
 func (_q *AccountQuery) ByID(id int) *AccountQuery {
 	addKnown(&_q.known, &_q.predicates, knownAccountID, id)
 	return _q
+}
+
+// listsAccount holds the compiled statements of AccountQuery.List.
+var listsAccount compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *AccountQuery) Shaped(name string) *AccountQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *AccountQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsAccount, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -1121,6 +1317,32 @@ func (_q *AllergenQuery) ByID(id int) *AllergenQuery {
 	return _q
 }
 
+// listsAllergen holds the compiled statements of AllergenQuery.List.
+var listsAllergen compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *AllergenQuery) Shaped(name string) *AllergenQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *AllergenQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsAllergen, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *AllergenQuery) WhereKnown(k *Known, v any) *AllergenQuery {
@@ -1241,6 +1463,32 @@ var readsAuditRecord compiledReads
 func (_q *AuditRecordQuery) ByID(id int) *AuditRecordQuery {
 	addKnown(&_q.known, &_q.predicates, knownAuditRecordID, id)
 	return _q
+}
+
+// listsAuditRecord holds the compiled statements of AuditRecordQuery.List.
+var listsAuditRecord compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *AuditRecordQuery) Shaped(name string) *AuditRecordQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *AuditRecordQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsAuditRecord, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -1370,6 +1618,32 @@ var readsBill compiledReads
 func (_q *BillQuery) ByID(id int) *BillQuery {
 	addKnown(&_q.known, &_q.predicates, knownBillID, id)
 	return _q
+}
+
+// listsBill holds the compiled statements of BillQuery.List.
+var listsBill compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *BillQuery) Shaped(name string) *BillQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *BillQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsBill, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -1513,6 +1787,32 @@ var readsBillLine compiledReads
 func (_q *BillLineQuery) ByID(id int) *BillLineQuery {
 	addKnown(&_q.known, &_q.predicates, knownBillLineID, id)
 	return _q
+}
+
+// listsBillLine holds the compiled statements of BillLineQuery.List.
+var listsBillLine compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *BillLineQuery) Shaped(name string) *BillLineQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *BillLineQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsBillLine, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -1665,6 +1965,32 @@ func (_q *CountryQuery) ByID(id int) *CountryQuery {
 	return _q
 }
 
+// listsCountry holds the compiled statements of CountryQuery.List.
+var listsCountry compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *CountryQuery) Shaped(name string) *CountryQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *CountryQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsCountry, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *CountryQuery) WhereKnown(k *Known, v any) *CountryQuery {
@@ -1785,6 +2111,32 @@ var readsCustomer compiledReads
 func (_q *CustomerQuery) ByID(id int) *CustomerQuery {
 	addKnown(&_q.known, &_q.predicates, knownCustomerID, id)
 	return _q
+}
+
+// listsCustomer holds the compiled statements of CustomerQuery.List.
+var listsCustomer compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *CustomerQuery) Shaped(name string) *CustomerQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *CustomerQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsCustomer, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -1967,6 +2319,32 @@ func (_q *CustomerTagQuery) ByID(id int) *CustomerTagQuery {
 	return _q
 }
 
+// listsCustomerTag holds the compiled statements of CustomerTagQuery.List.
+var listsCustomerTag compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *CustomerTagQuery) Shaped(name string) *CustomerTagQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *CustomerTagQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsCustomerTag, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *CustomerTagQuery) WhereKnown(k *Known, v any) *CustomerTagQuery {
@@ -2103,6 +2481,32 @@ func (_q *CustomerTypeQuery) ByID(id int) *CustomerTypeQuery {
 	return _q
 }
 
+// listsCustomerType holds the compiled statements of CustomerTypeQuery.List.
+var listsCustomerType compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *CustomerTypeQuery) Shaped(name string) *CustomerTypeQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *CustomerTypeQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsCustomerType, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *CustomerTypeQuery) WhereKnown(k *Known, v any) *CustomerTypeQuery {
@@ -2223,6 +2627,32 @@ var readsDocumentCounter compiledReads
 func (_q *DocumentCounterQuery) ByID(id int) *DocumentCounterQuery {
 	addKnown(&_q.known, &_q.predicates, knownDocumentCounterID, id)
 	return _q
+}
+
+// listsDocumentCounter holds the compiled statements of DocumentCounterQuery.List.
+var listsDocumentCounter compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *DocumentCounterQuery) Shaped(name string) *DocumentCounterQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *DocumentCounterQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsDocumentCounter, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -2347,6 +2777,32 @@ func (_q *EmployeeQuery) ByID(id int) *EmployeeQuery {
 	return _q
 }
 
+// listsEmployee holds the compiled statements of EmployeeQuery.List.
+var listsEmployee compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *EmployeeQuery) Shaped(name string) *EmployeeQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *EmployeeQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsEmployee, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *EmployeeQuery) WhereKnown(k *Known, v any) *EmployeeQuery {
@@ -2467,6 +2923,32 @@ var readsEquipment compiledReads
 func (_q *EquipmentQuery) ByID(id int) *EquipmentQuery {
 	addKnown(&_q.known, &_q.predicates, knownEquipmentID, id)
 	return _q
+}
+
+// listsEquipment holds the compiled statements of EquipmentQuery.List.
+var listsEquipment compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *EquipmentQuery) Shaped(name string) *EquipmentQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *EquipmentQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsEquipment, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -2598,6 +3080,32 @@ func (_q *EventQuery) ByID(id int) *EventQuery {
 	return _q
 }
 
+// listsEvent holds the compiled statements of EventQuery.List.
+var listsEvent compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *EventQuery) Shaped(name string) *EventQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *EventQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsEvent, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *EventQuery) WhereKnown(k *Known, v any) *EventQuery {
@@ -2727,6 +3235,32 @@ func (_q *FoodQuery) ByID(id int) *FoodQuery {
 	return _q
 }
 
+// listsFood holds the compiled statements of FoodQuery.List.
+var listsFood compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *FoodQuery) Shaped(name string) *FoodQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *FoodQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsFood, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *FoodQuery) WhereKnown(k *Known, v any) *FoodQuery {
@@ -2854,6 +3388,32 @@ var readsFoodNutrient compiledReads
 func (_q *FoodNutrientQuery) ByID(id int) *FoodNutrientQuery {
 	addKnown(&_q.known, &_q.predicates, knownFoodNutrientID, id)
 	return _q
+}
+
+// listsFoodNutrient holds the compiled statements of FoodNutrientQuery.List.
+var listsFoodNutrient compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *FoodNutrientQuery) Shaped(name string) *FoodNutrientQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *FoodNutrientQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsFoodNutrient, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -2992,6 +3552,32 @@ func (_q *IdempotencyKeyQuery) ByID(id int) *IdempotencyKeyQuery {
 	return _q
 }
 
+// listsIdempotencyKey holds the compiled statements of IdempotencyKeyQuery.List.
+var listsIdempotencyKey compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *IdempotencyKeyQuery) Shaped(name string) *IdempotencyKeyQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *IdempotencyKeyQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsIdempotencyKey, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *IdempotencyKeyQuery) WhereKnown(k *Known, v any) *IdempotencyKeyQuery {
@@ -3112,6 +3698,32 @@ var readsImportCheck compiledReads
 func (_q *ImportCheckQuery) ByID(id int) *ImportCheckQuery {
 	addKnown(&_q.known, &_q.predicates, knownImportCheckID, id)
 	return _q
+}
+
+// listsImportCheck holds the compiled statements of ImportCheckQuery.List.
+var listsImportCheck compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ImportCheckQuery) Shaped(name string) *ImportCheckQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ImportCheckQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsImportCheck, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -3241,6 +3853,32 @@ var readsInvoice compiledReads
 func (_q *InvoiceQuery) ByID(id int) *InvoiceQuery {
 	addKnown(&_q.known, &_q.predicates, knownInvoiceID, id)
 	return _q
+}
+
+// listsInvoice holds the compiled statements of InvoiceQuery.List.
+var listsInvoice compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *InvoiceQuery) Shaped(name string) *InvoiceQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *InvoiceQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsInvoice, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -3386,6 +4024,32 @@ func (_q *InvoiceLineQuery) ByID(id int) *InvoiceLineQuery {
 	return _q
 }
 
+// listsInvoiceLine holds the compiled statements of InvoiceLineQuery.List.
+var listsInvoiceLine compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *InvoiceLineQuery) Shaped(name string) *InvoiceLineQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *InvoiceLineQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsInvoiceLine, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *InvoiceLineQuery) WhereKnown(k *Known, v any) *InvoiceLineQuery {
@@ -3520,6 +4184,32 @@ var readsLocation compiledReads
 func (_q *LocationQuery) ByID(id int) *LocationQuery {
 	addKnown(&_q.known, &_q.predicates, knownLocationID, id)
 	return _q
+}
+
+// listsLocation holds the compiled statements of LocationQuery.List.
+var listsLocation compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *LocationQuery) Shaped(name string) *LocationQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *LocationQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsLocation, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -3658,6 +4348,32 @@ func (_q *LotCorrectionQuery) ByID(id int) *LotCorrectionQuery {
 	return _q
 }
 
+// listsLotCorrection holds the compiled statements of LotCorrectionQuery.List.
+var listsLotCorrection compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *LotCorrectionQuery) Shaped(name string) *LotCorrectionQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *LotCorrectionQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsLotCorrection, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *LotCorrectionQuery) WhereKnown(k *Known, v any) *LotCorrectionQuery {
@@ -3787,6 +4503,32 @@ func (_q *NutrientQuery) ByID(id int) *NutrientQuery {
 	return _q
 }
 
+// listsNutrient holds the compiled statements of NutrientQuery.List.
+var listsNutrient compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *NutrientQuery) Shaped(name string) *NutrientQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *NutrientQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsNutrient, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *NutrientQuery) WhereKnown(k *Known, v any) *NutrientQuery {
@@ -3907,6 +4649,32 @@ var readsOperation compiledReads
 func (_q *OperationQuery) ByID(id int) *OperationQuery {
 	addKnown(&_q.known, &_q.predicates, knownOperationID, id)
 	return _q
+}
+
+// listsOperation holds the compiled statements of OperationQuery.List.
+var listsOperation compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *OperationQuery) Shaped(name string) *OperationQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *OperationQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsOperation, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -4038,6 +4806,32 @@ func (_q *OrganizationQuery) ByID(id int) *OrganizationQuery {
 	return _q
 }
 
+// listsOrganization holds the compiled statements of OrganizationQuery.List.
+var listsOrganization compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *OrganizationQuery) Shaped(name string) *OrganizationQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *OrganizationQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsOrganization, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *OrganizationQuery) WhereKnown(k *Known, v any) *OrganizationQuery {
@@ -4158,6 +4952,32 @@ var readsPreservation compiledReads
 func (_q *PreservationQuery) ByID(id int) *PreservationQuery {
 	addKnown(&_q.known, &_q.predicates, knownPreservationID, id)
 	return _q
+}
+
+// listsPreservation holds the compiled statements of PreservationQuery.List.
+var listsPreservation compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *PreservationQuery) Shaped(name string) *PreservationQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *PreservationQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsPreservation, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -4282,6 +5102,32 @@ func (_q *PriceListQuery) ByID(id int) *PriceListQuery {
 	return _q
 }
 
+// listsPriceList holds the compiled statements of PriceListQuery.List.
+var listsPriceList compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *PriceListQuery) Shaped(name string) *PriceListQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *PriceListQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsPriceList, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *PriceListQuery) WhereKnown(k *Known, v any) *PriceListQuery {
@@ -4402,6 +5248,32 @@ var readsProduct compiledReads
 func (_q *ProductQuery) ByID(id int) *ProductQuery {
 	addKnown(&_q.known, &_q.predicates, knownProductID, id)
 	return _q
+}
+
+// listsProduct holds the compiled statements of ProductQuery.List.
+var listsProduct compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductQuery) Shaped(name string) *ProductQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProduct, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -4605,6 +5477,32 @@ func (_q *ProductAllergenQuery) ByID(id int) *ProductAllergenQuery {
 	return _q
 }
 
+// listsProductAllergen holds the compiled statements of ProductAllergenQuery.List.
+var listsProductAllergen compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductAllergenQuery) Shaped(name string) *ProductAllergenQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductAllergenQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProductAllergen, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *ProductAllergenQuery) WhereKnown(k *Known, v any) *ProductAllergenQuery {
@@ -4739,6 +5637,32 @@ var readsProductBannedCountry compiledReads
 func (_q *ProductBannedCountryQuery) ByID(id int) *ProductBannedCountryQuery {
 	addKnown(&_q.known, &_q.predicates, knownProductBannedCountryID, id)
 	return _q
+}
+
+// listsProductBannedCountry holds the compiled statements of ProductBannedCountryQuery.List.
+var listsProductBannedCountry compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductBannedCountryQuery) Shaped(name string) *ProductBannedCountryQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductBannedCountryQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProductBannedCountry, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -4877,6 +5801,32 @@ func (_q *ProductByproductQuery) ByID(id int) *ProductByproductQuery {
 	return _q
 }
 
+// listsProductByproduct holds the compiled statements of ProductByproductQuery.List.
+var listsProductByproduct compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductByproductQuery) Shaped(name string) *ProductByproductQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductByproductQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProductByproduct, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *ProductByproductQuery) WhereKnown(k *Known, v any) *ProductByproductQuery {
@@ -5011,6 +5961,32 @@ var readsProductLot compiledReads
 func (_q *ProductLotQuery) ByID(id int) *ProductLotQuery {
 	addKnown(&_q.known, &_q.predicates, knownProductLotID, id)
 	return _q
+}
+
+// listsProductLot holds the compiled statements of ProductLotQuery.List.
+var listsProductLot compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductLotQuery) Shaped(name string) *ProductLotQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductLotQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProductLot, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -5170,6 +6146,32 @@ func (_q *ProductQCCheckpointQuery) ByID(id int) *ProductQCCheckpointQuery {
 	return _q
 }
 
+// listsProductQCCheckpoint holds the compiled statements of ProductQCCheckpointQuery.List.
+var listsProductQCCheckpoint compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductQCCheckpointQuery) Shaped(name string) *ProductQCCheckpointQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductQCCheckpointQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProductQCCheckpoint, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *ProductQCCheckpointQuery) WhereKnown(k *Known, v any) *ProductQCCheckpointQuery {
@@ -5304,6 +6306,32 @@ var readsProductSubstitute compiledReads
 func (_q *ProductSubstituteQuery) ByID(id int) *ProductSubstituteQuery {
 	addKnown(&_q.known, &_q.predicates, knownProductSubstituteID, id)
 	return _q
+}
+
+// listsProductSubstitute holds the compiled statements of ProductSubstituteQuery.List.
+var listsProductSubstitute compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductSubstituteQuery) Shaped(name string) *ProductSubstituteQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductSubstituteQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProductSubstitute, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -5442,6 +6470,32 @@ func (_q *ProductSupplierQuery) ByID(id int) *ProductSupplierQuery {
 	return _q
 }
 
+// listsProductSupplier holds the compiled statements of ProductSupplierQuery.List.
+var listsProductSupplier compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductSupplierQuery) Shaped(name string) *ProductSupplierQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductSupplierQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProductSupplier, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *ProductSupplierQuery) WhereKnown(k *Known, v any) *ProductSupplierQuery {
@@ -5578,6 +6632,32 @@ func (_q *ProductTagQuery) ByID(id int) *ProductTagQuery {
 	return _q
 }
 
+// listsProductTag holds the compiled statements of ProductTagQuery.List.
+var listsProductTag compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductTagQuery) Shaped(name string) *ProductTagQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductTagQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProductTag, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *ProductTagQuery) WhereKnown(k *Known, v any) *ProductTagQuery {
@@ -5712,6 +6792,32 @@ var readsProduction compiledReads
 func (_q *ProductionQuery) ByID(id int) *ProductionQuery {
 	addKnown(&_q.known, &_q.predicates, knownProductionID, id)
 	return _q
+}
+
+// listsProduction holds the compiled statements of ProductionQuery.List.
+var listsProduction compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductionQuery) Shaped(name string) *ProductionQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductionQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProduction, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -5880,6 +6986,32 @@ func (_q *ProductionConsumedStepQuery) ByID(id int) *ProductionConsumedStepQuery
 	return _q
 }
 
+// listsProductionConsumedStep holds the compiled statements of ProductionConsumedStepQuery.List.
+var listsProductionConsumedStep compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductionConsumedStepQuery) Shaped(name string) *ProductionConsumedStepQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductionConsumedStepQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProductionConsumedStep, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *ProductionConsumedStepQuery) WhereKnown(k *Known, v any) *ProductionConsumedStepQuery {
@@ -6023,6 +7155,32 @@ func (_q *ProductionLineQuery) ByID(id int) *ProductionLineQuery {
 	return _q
 }
 
+// listsProductionLine holds the compiled statements of ProductionLineQuery.List.
+var listsProductionLine compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductionLineQuery) Shaped(name string) *ProductionLineQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductionLineQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProductionLine, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *ProductionLineQuery) WhereKnown(k *Known, v any) *ProductionLineQuery {
@@ -6159,6 +7317,32 @@ func (_q *ProductionLineEquipmentQuery) ByID(id int) *ProductionLineEquipmentQue
 	return _q
 }
 
+// listsProductionLineEquipment holds the compiled statements of ProductionLineEquipmentQuery.List.
+var listsProductionLineEquipment compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductionLineEquipmentQuery) Shaped(name string) *ProductionLineEquipmentQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductionLineEquipmentQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProductionLineEquipment, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *ProductionLineEquipmentQuery) WhereKnown(k *Known, v any) *ProductionLineEquipmentQuery {
@@ -6293,6 +7477,32 @@ var readsProductionOperation compiledReads
 func (_q *ProductionOperationQuery) ByID(id int) *ProductionOperationQuery {
 	addKnown(&_q.known, &_q.predicates, knownProductionOperationID, id)
 	return _q
+}
+
+// listsProductionOperation holds the compiled statements of ProductionOperationQuery.List.
+var listsProductionOperation compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductionOperationQuery) Shaped(name string) *ProductionOperationQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductionOperationQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProductionOperation, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -6438,6 +7648,32 @@ func (_q *ProductionPlannedStepQuery) ByID(id int) *ProductionPlannedStepQuery {
 	return _q
 }
 
+// listsProductionPlannedStep holds the compiled statements of ProductionPlannedStepQuery.List.
+var listsProductionPlannedStep compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ProductionPlannedStepQuery) Shaped(name string) *ProductionPlannedStepQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ProductionPlannedStepQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsProductionPlannedStep, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *ProductionPlannedStepQuery) WhereKnown(k *Known, v any) *ProductionPlannedStepQuery {
@@ -6581,6 +7817,32 @@ func (_q *PurchaseOrderQuery) ByID(id int) *PurchaseOrderQuery {
 	return _q
 }
 
+// listsPurchaseOrder holds the compiled statements of PurchaseOrderQuery.List.
+var listsPurchaseOrder compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *PurchaseOrderQuery) Shaped(name string) *PurchaseOrderQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *PurchaseOrderQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsPurchaseOrder, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *PurchaseOrderQuery) WhereKnown(k *Known, v any) *PurchaseOrderQuery {
@@ -6715,6 +7977,32 @@ var readsPurchaseOrderLine compiledReads
 func (_q *PurchaseOrderLineQuery) ByID(id int) *PurchaseOrderLineQuery {
 	addKnown(&_q.known, &_q.predicates, knownPurchaseOrderLineID, id)
 	return _q
+}
+
+// listsPurchaseOrderLine holds the compiled statements of PurchaseOrderLineQuery.List.
+var listsPurchaseOrderLine compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *PurchaseOrderLineQuery) Shaped(name string) *PurchaseOrderLineQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *PurchaseOrderLineQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsPurchaseOrderLine, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -6853,6 +8141,32 @@ func (_q *QCCheckpointQuery) ByID(id int) *QCCheckpointQuery {
 	return _q
 }
 
+// listsQCCheckpoint holds the compiled statements of QCCheckpointQuery.List.
+var listsQCCheckpoint compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *QCCheckpointQuery) Shaped(name string) *QCCheckpointQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *QCCheckpointQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsQCCheckpoint, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *QCCheckpointQuery) WhereKnown(k *Known, v any) *QCCheckpointQuery {
@@ -6982,6 +8296,32 @@ func (_q *QCUnitOfMeasureQuery) ByID(id int) *QCUnitOfMeasureQuery {
 	return _q
 }
 
+// listsQCUnitOfMeasure holds the compiled statements of QCUnitOfMeasureQuery.List.
+var listsQCUnitOfMeasure compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *QCUnitOfMeasureQuery) Shaped(name string) *QCUnitOfMeasureQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *QCUnitOfMeasureQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsQCUnitOfMeasure, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *QCUnitOfMeasureQuery) WhereKnown(k *Known, v any) *QCUnitOfMeasureQuery {
@@ -7104,6 +8444,32 @@ func (_q *RateWindowQuery) ByID(id int) *RateWindowQuery {
 	return _q
 }
 
+// listsRateWindow holds the compiled statements of RateWindowQuery.List.
+var listsRateWindow compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *RateWindowQuery) Shaped(name string) *RateWindowQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *RateWindowQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsRateWindow, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *RateWindowQuery) WhereKnown(k *Known, v any) *RateWindowQuery {
@@ -7209,6 +8575,32 @@ var readsRecipeStep compiledReads
 func (_q *RecipeStepQuery) ByID(id int) *RecipeStepQuery {
 	addKnown(&_q.known, &_q.predicates, knownRecipeStepID, id)
 	return _q
+}
+
+// listsRecipeStep holds the compiled statements of RecipeStepQuery.List.
+var listsRecipeStep compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *RecipeStepQuery) Shaped(name string) *RecipeStepQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *RecipeStepQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsRecipeStep, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -7354,6 +8746,32 @@ func (_q *RecoveryCodeQuery) ByID(id int) *RecoveryCodeQuery {
 	return _q
 }
 
+// listsRecoveryCode holds the compiled statements of RecoveryCodeQuery.List.
+var listsRecoveryCode compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *RecoveryCodeQuery) Shaped(name string) *RecoveryCodeQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *RecoveryCodeQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsRecoveryCode, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *RecoveryCodeQuery) WhereKnown(k *Known, v any) *RecoveryCodeQuery {
@@ -7481,6 +8899,32 @@ var readsSalesOrder compiledReads
 func (_q *SalesOrderQuery) ByID(id int) *SalesOrderQuery {
 	addKnown(&_q.known, &_q.predicates, knownSalesOrderID, id)
 	return _q
+}
+
+// listsSalesOrder holds the compiled statements of SalesOrderQuery.List.
+var listsSalesOrder compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *SalesOrderQuery) Shaped(name string) *SalesOrderQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *SalesOrderQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsSalesOrder, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -7619,6 +9063,32 @@ func (_q *SalesOrderLineQuery) ByID(id int) *SalesOrderLineQuery {
 	return _q
 }
 
+// listsSalesOrderLine holds the compiled statements of SalesOrderLineQuery.List.
+var listsSalesOrderLine compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *SalesOrderLineQuery) Shaped(name string) *SalesOrderLineQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *SalesOrderLineQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsSalesOrderLine, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *SalesOrderLineQuery) WhereKnown(k *Known, v any) *SalesOrderLineQuery {
@@ -7755,6 +9225,32 @@ func (_q *SalespersonQuery) ByID(id int) *SalespersonQuery {
 	return _q
 }
 
+// listsSalesperson holds the compiled statements of SalespersonQuery.List.
+var listsSalesperson compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *SalespersonQuery) Shaped(name string) *SalespersonQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *SalespersonQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsSalesperson, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *SalespersonQuery) WhereKnown(k *Known, v any) *SalespersonQuery {
@@ -7877,6 +9373,32 @@ func (_q *SessionQuery) ByID(id int) *SessionQuery {
 	return _q
 }
 
+// listsSession holds the compiled statements of SessionQuery.List.
+var listsSession compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *SessionQuery) Shaped(name string) *SessionQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *SessionQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsSession, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *SessionQuery) WhereKnown(k *Known, v any) *SessionQuery {
@@ -7997,6 +9519,32 @@ var readsShipment compiledReads
 func (_q *ShipmentQuery) ByID(id int) *ShipmentQuery {
 	addKnown(&_q.known, &_q.predicates, knownShipmentID, id)
 	return _q
+}
+
+// listsShipment holds the compiled statements of ShipmentQuery.List.
+var listsShipment compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ShipmentQuery) Shaped(name string) *ShipmentQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ShipmentQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsShipment, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -8142,6 +9690,32 @@ func (_q *ShipmentLineQuery) ByID(id int) *ShipmentLineQuery {
 	return _q
 }
 
+// listsShipmentLine holds the compiled statements of ShipmentLineQuery.List.
+var listsShipmentLine compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ShipmentLineQuery) Shaped(name string) *ShipmentLineQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ShipmentLineQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsShipmentLine, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *ShipmentLineQuery) WhereKnown(k *Known, v any) *ShipmentLineQuery {
@@ -8278,6 +9852,32 @@ func (_q *ShippingAddressQuery) ByID(id int) *ShippingAddressQuery {
 	return _q
 }
 
+// listsShippingAddress holds the compiled statements of ShippingAddressQuery.List.
+var listsShippingAddress compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ShippingAddressQuery) Shaped(name string) *ShippingAddressQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ShippingAddressQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsShippingAddress, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *ShippingAddressQuery) WhereKnown(k *Known, v any) *ShippingAddressQuery {
@@ -8407,6 +10007,32 @@ func (_q *ShippingMethodQuery) ByID(id int) *ShippingMethodQuery {
 	return _q
 }
 
+// listsShippingMethod holds the compiled statements of ShippingMethodQuery.List.
+var listsShippingMethod compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *ShippingMethodQuery) Shaped(name string) *ShippingMethodQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *ShippingMethodQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsShippingMethod, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *ShippingMethodQuery) WhereKnown(k *Known, v any) *ShippingMethodQuery {
@@ -8527,6 +10153,32 @@ var readsStockMovement compiledReads
 func (_q *StockMovementQuery) ByID(id int) *StockMovementQuery {
 	addKnown(&_q.known, &_q.predicates, knownStockMovementID, id)
 	return _q
+}
+
+// listsStockMovement holds the compiled statements of StockMovementQuery.List.
+var listsStockMovement compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *StockMovementQuery) Shaped(name string) *StockMovementQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *StockMovementQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsStockMovement, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -8665,6 +10317,32 @@ func (_q *SupplierQuery) ByID(id int) *SupplierQuery {
 	return _q
 }
 
+// listsSupplier holds the compiled statements of SupplierQuery.List.
+var listsSupplier compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *SupplierQuery) Shaped(name string) *SupplierQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *SupplierQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsSupplier, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *SupplierQuery) WhereKnown(k *Known, v any) *SupplierQuery {
@@ -8785,6 +10463,32 @@ var readsTag compiledReads
 func (_q *TagQuery) ByID(id int) *TagQuery {
 	addKnown(&_q.known, &_q.predicates, knownTagID, id)
 	return _q
+}
+
+// listsTag holds the compiled statements of TagQuery.List.
+var listsTag compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *TagQuery) Shaped(name string) *TagQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *TagQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsTag, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -8909,6 +10613,32 @@ func (_q *TaxRateQuery) ByID(id int) *TaxRateQuery {
 	return _q
 }
 
+// listsTaxRate holds the compiled statements of TaxRateQuery.List.
+var listsTaxRate compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *TaxRateQuery) Shaped(name string) *TaxRateQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *TaxRateQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsTaxRate, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *TaxRateQuery) WhereKnown(k *Known, v any) *TaxRateQuery {
@@ -9031,6 +10761,32 @@ func (_q *TerritoryQuery) ByID(id int) *TerritoryQuery {
 	return _q
 }
 
+// listsTerritory holds the compiled statements of TerritoryQuery.List.
+var listsTerritory compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *TerritoryQuery) Shaped(name string) *TerritoryQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *TerritoryQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsTerritory, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *TerritoryQuery) WhereKnown(k *Known, v any) *TerritoryQuery {
@@ -9151,6 +10907,32 @@ var readsUnitOfMeasure compiledReads
 func (_q *UnitOfMeasureQuery) ByID(id int) *UnitOfMeasureQuery {
 	addKnown(&_q.known, &_q.predicates, knownUnitOfMeasureID, id)
 	return _q
+}
+
+// listsUnitOfMeasure holds the compiled statements of UnitOfMeasureQuery.List.
+var listsUnitOfMeasure compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *UnitOfMeasureQuery) Shaped(name string) *UnitOfMeasureQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *UnitOfMeasureQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsUnitOfMeasure, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -9280,6 +11062,32 @@ var readsUser compiledReads
 func (_q *UserQuery) ByID(id int) *UserQuery {
 	addKnown(&_q.known, &_q.predicates, knownUserID, id)
 	return _q
+}
+
+// listsUser holds the compiled statements of UserQuery.List.
+var listsUser compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *UserQuery) Shaped(name string) *UserQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *UserQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsUser, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -9425,6 +11233,32 @@ func (_q *UserLinkQuery) ByID(id int) *UserLinkQuery {
 	return _q
 }
 
+// listsUserLink holds the compiled statements of UserLinkQuery.List.
+var listsUserLink compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *UserLinkQuery) Shaped(name string) *UserLinkQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *UserLinkQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsUserLink, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
+}
+
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
 // a known predicate (Read).
 func (_q *UserLinkQuery) WhereKnown(k *Known, v any) *UserLinkQuery {
@@ -9545,6 +11379,32 @@ var readsWebhookAttempt compiledReads
 func (_q *WebhookAttemptQuery) ByID(id int) *WebhookAttemptQuery {
 	addKnown(&_q.known, &_q.predicates, knownWebhookAttemptID, id)
 	return _q
+}
+
+// listsWebhookAttempt holds the compiled statements of WebhookAttemptQuery.List.
+var listsWebhookAttempt compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *WebhookAttemptQuery) Shaped(name string) *WebhookAttemptQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *WebhookAttemptQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsWebhookAttempt, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -9674,6 +11534,32 @@ var readsWebhookDelivery compiledReads
 func (_q *WebhookDeliveryQuery) ByID(id int) *WebhookDeliveryQuery {
 	addKnown(&_q.known, &_q.predicates, knownWebhookDeliveryID, id)
 	return _q
+}
+
+// listsWebhookDelivery holds the compiled statements of WebhookDeliveryQuery.List.
+var listsWebhookDelivery compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *WebhookDeliveryQuery) Shaped(name string) *WebhookDeliveryQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *WebhookDeliveryQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsWebhookDelivery, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as
@@ -9817,6 +11703,32 @@ var readsWebhookEndpoint compiledReads
 func (_q *WebhookEndpointQuery) ByID(id int) *WebhookEndpointQuery {
 	addKnown(&_q.known, &_q.predicates, knownWebhookEndpointID, id)
 	return _q
+}
+
+// listsWebhookEndpoint holds the compiled statements of WebhookEndpointQuery.List.
+var listsWebhookEndpoint compiledReads
+
+// Shaped names the query's modifiers and order, for List: every query given
+// one name must have the same modifiers and order, none of them taking an
+// argument of its own (a list's first page: the modifier of a page after a
+// cursor takes the cursor's values). A List whose predicates are all known,
+// with no offset, is then read through the statement ent built for the
+// first query of its shape (sqlListCompiled).
+func (_q *WebhookEndpointQuery) Shaped(name string) *WebhookEndpointQuery {
+	_q.shaped = name
+	return _q
+}
+
+// sqlListCompiled reads the rows of a list through the compiled statement of
+// its shape, scanning them with spec's ScanValues and Assign, and reports
+// false, having read nothing, for a list it cannot read so: one not Shaped,
+// with a predicate that is not known, an offset, or a statement of its own.
+func (_q *WebhookEndpointQuery) sqlListCompiled(ctx context.Context, spec *sqlgraph.QuerySpec, edges uint64) (bool, error) {
+	if _q.shaped == "" || !_q.known.all(len(_q.predicates)) || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return false, nil
+	}
+	return listCompiled(ctx, &listsWebhookEndpoint, _q.driver, _q, spec, _q.ctx, edges, &_q.known, _q.shaped, _q.modifiers)
 }
 
 // WhereKnown adds the predicate k makes of v, as Where does, and records it as

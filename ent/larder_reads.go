@@ -316,6 +316,11 @@ func extraColumns(ctx context.Context, scan func([]string) ([]any, error), assig
 					sorted++
 				}
 			}
+			if k != nil {
+				// Columns set it when it built the statement; a compiled
+				// statement (Shaped) was built for another page's keys.
+				k.n = sorted
+			}
 			return values, nil
 		}, func(columns []string, values []any) error {
 			n := own(columns)

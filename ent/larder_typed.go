@@ -329,7 +329,8 @@ func (_q *APIKeyQuery) List(ctx context.Context) ([]*APIKey, error) {
 // sqlTyped is sqlAll with typed columns (APIKey.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *APIKeyQuery) sqlTyped(ctx context.Context) ([]*APIKey, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -344,12 +345,22 @@ func (_q *APIKeyQuery) sqlTyped(ctx context.Context) ([]*APIKey, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -438,7 +449,8 @@ func (_q *APIRequestQuery) List(ctx context.Context) ([]*APIRequest, error) {
 // sqlTyped is sqlAll with typed columns (APIRequest.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *APIRequestQuery) sqlTyped(ctx context.Context) ([]*APIRequest, error) {
 	_spec := _q.querySpec()
 	var rows typedNodes[APIRequest]
@@ -447,12 +459,17 @@ func (_q *APIRequestQuery) sqlTyped(ctx context.Context) ([]*APIRequest, error) 
 		n.config = _q.config
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
-	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	const edges = 0
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -513,7 +530,8 @@ func (_q *APIRequestHourQuery) List(ctx context.Context) ([]*APIRequestHour, err
 // sqlTyped is sqlAll with typed columns (APIRequestHour.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *APIRequestHourQuery) sqlTyped(ctx context.Context) ([]*APIRequestHour, error) {
 	_spec := _q.querySpec()
 	var rows typedNodes[APIRequestHour]
@@ -522,12 +540,17 @@ func (_q *APIRequestHourQuery) sqlTyped(ctx context.Context) ([]*APIRequestHour,
 		n.config = _q.config
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
-	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	const edges = 0
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -600,7 +623,8 @@ func (_q *APIRequestReadQuery) List(ctx context.Context) ([]*APIRequestRead, err
 // sqlTyped is sqlAll with typed columns (APIRequestRead.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *APIRequestReadQuery) sqlTyped(ctx context.Context) ([]*APIRequestRead, error) {
 	_spec := _q.querySpec()
 	var rows typedNodes[APIRequestRead]
@@ -609,12 +633,17 @@ func (_q *APIRequestReadQuery) sqlTyped(ctx context.Context) ([]*APIRequestRead,
 		n.config = _q.config
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
-	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	const edges = 0
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -675,7 +704,8 @@ func (_q *AccountQuery) List(ctx context.Context) ([]*Account, error) {
 // sqlTyped is sqlAll with typed columns (Account.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *AccountQuery) sqlTyped(ctx context.Context) ([]*Account, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -688,12 +718,22 @@ func (_q *AccountQuery) sqlTyped(ctx context.Context) ([]*Account, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -766,7 +806,8 @@ func (_q *AllergenQuery) List(ctx context.Context) ([]*Allergen, error) {
 // sqlTyped is sqlAll with typed columns (Allergen.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *AllergenQuery) sqlTyped(ctx context.Context) ([]*Allergen, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -779,12 +820,22 @@ func (_q *AllergenQuery) sqlTyped(ctx context.Context) ([]*Allergen, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -855,7 +906,8 @@ func (_q *AuditRecordQuery) List(ctx context.Context) ([]*AuditRecord, error) {
 // sqlTyped is sqlAll with typed columns (AuditRecord.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *AuditRecordQuery) sqlTyped(ctx context.Context) ([]*AuditRecord, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [2]bool{
@@ -869,12 +921,22 @@ func (_q *AuditRecordQuery) sqlTyped(ctx context.Context) ([]*AuditRecord, error
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -965,7 +1027,8 @@ func (_q *BillQuery) List(ctx context.Context) ([]*Bill, error) {
 // sqlTyped is sqlAll with typed columns (Bill.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *BillQuery) sqlTyped(ctx context.Context) ([]*Bill, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [4]bool{
@@ -981,12 +1044,22 @@ func (_q *BillQuery) sqlTyped(ctx context.Context) ([]*Bill, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1067,7 +1140,8 @@ func (_q *BillLineQuery) List(ctx context.Context) ([]*BillLine, error) {
 // sqlTyped is sqlAll with typed columns (BillLine.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *BillLineQuery) sqlTyped(ctx context.Context) ([]*BillLine, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [5]bool{
@@ -1084,12 +1158,22 @@ func (_q *BillLineQuery) sqlTyped(ctx context.Context) ([]*BillLine, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1156,7 +1240,8 @@ func (_q *CountryQuery) List(ctx context.Context) ([]*Country, error) {
 // sqlTyped is sqlAll with typed columns (Country.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *CountryQuery) sqlTyped(ctx context.Context) ([]*Country, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -1169,12 +1254,22 @@ func (_q *CountryQuery) sqlTyped(ctx context.Context) ([]*Country, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1261,7 +1356,8 @@ func (_q *CustomerQuery) List(ctx context.Context) ([]*Customer, error) {
 // sqlTyped is sqlAll with typed columns (Customer.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *CustomerQuery) sqlTyped(ctx context.Context) ([]*Customer, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [9]bool{
@@ -1282,12 +1378,22 @@ func (_q *CustomerQuery) sqlTyped(ctx context.Context) ([]*Customer, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1346,7 +1452,8 @@ func (_q *CustomerTagQuery) List(ctx context.Context) ([]*CustomerTag, error) {
 // sqlTyped is sqlAll with typed columns (CustomerTag.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *CustomerTagQuery) sqlTyped(ctx context.Context) ([]*CustomerTag, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -1361,12 +1468,22 @@ func (_q *CustomerTagQuery) sqlTyped(ctx context.Context) ([]*CustomerTag, error
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1433,7 +1550,8 @@ func (_q *CustomerTypeQuery) List(ctx context.Context) ([]*CustomerType, error) 
 // sqlTyped is sqlAll with typed columns (CustomerType.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *CustomerTypeQuery) sqlTyped(ctx context.Context) ([]*CustomerType, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -1446,12 +1564,22 @@ func (_q *CustomerTypeQuery) sqlTyped(ctx context.Context) ([]*CustomerType, err
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1510,7 +1638,8 @@ func (_q *DocumentCounterQuery) List(ctx context.Context) ([]*DocumentCounter, e
 // sqlTyped is sqlAll with typed columns (DocumentCounter.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *DocumentCounterQuery) sqlTyped(ctx context.Context) ([]*DocumentCounter, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -1523,12 +1652,22 @@ func (_q *DocumentCounterQuery) sqlTyped(ctx context.Context) ([]*DocumentCounte
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1597,7 +1736,8 @@ func (_q *EmployeeQuery) List(ctx context.Context) ([]*Employee, error) {
 // sqlTyped is sqlAll with typed columns (Employee.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *EmployeeQuery) sqlTyped(ctx context.Context) ([]*Employee, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -1610,12 +1750,22 @@ func (_q *EmployeeQuery) sqlTyped(ctx context.Context) ([]*Employee, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1682,7 +1832,8 @@ func (_q *EquipmentQuery) List(ctx context.Context) ([]*Equipment, error) {
 // sqlTyped is sqlAll with typed columns (Equipment.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *EquipmentQuery) sqlTyped(ctx context.Context) ([]*Equipment, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [2]bool{
@@ -1696,12 +1847,22 @@ func (_q *EquipmentQuery) sqlTyped(ctx context.Context) ([]*Equipment, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1780,7 +1941,8 @@ func (_q *EventQuery) List(ctx context.Context) ([]*Event, error) {
 // sqlTyped is sqlAll with typed columns (Event.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *EventQuery) sqlTyped(ctx context.Context) ([]*Event, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [2]bool{
@@ -1794,12 +1956,22 @@ func (_q *EventQuery) sqlTyped(ctx context.Context) ([]*Event, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1870,7 +2042,8 @@ func (_q *FoodQuery) List(ctx context.Context) ([]*Food, error) {
 // sqlTyped is sqlAll with typed columns (Food.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *FoodQuery) sqlTyped(ctx context.Context) ([]*Food, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [2]bool{
@@ -1884,12 +2057,22 @@ func (_q *FoodQuery) sqlTyped(ctx context.Context) ([]*Food, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1952,7 +2135,8 @@ func (_q *FoodNutrientQuery) List(ctx context.Context) ([]*FoodNutrient, error) 
 // sqlTyped is sqlAll with typed columns (FoodNutrient.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *FoodNutrientQuery) sqlTyped(ctx context.Context) ([]*FoodNutrient, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -1967,12 +2151,22 @@ func (_q *FoodNutrientQuery) sqlTyped(ctx context.Context) ([]*FoodNutrient, err
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2047,7 +2241,8 @@ func (_q *IdempotencyKeyQuery) List(ctx context.Context) ([]*IdempotencyKey, err
 // sqlTyped is sqlAll with typed columns (IdempotencyKey.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *IdempotencyKeyQuery) sqlTyped(ctx context.Context) ([]*IdempotencyKey, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -2060,12 +2255,22 @@ func (_q *IdempotencyKeyQuery) sqlTyped(ctx context.Context) ([]*IdempotencyKey,
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2138,7 +2343,8 @@ func (_q *ImportCheckQuery) List(ctx context.Context) ([]*ImportCheck, error) {
 // sqlTyped is sqlAll with typed columns (ImportCheck.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ImportCheckQuery) sqlTyped(ctx context.Context) ([]*ImportCheck, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [2]bool{
@@ -2152,12 +2358,22 @@ func (_q *ImportCheckQuery) sqlTyped(ctx context.Context) ([]*ImportCheck, error
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2250,7 +2466,8 @@ func (_q *InvoiceQuery) List(ctx context.Context) ([]*Invoice, error) {
 // sqlTyped is sqlAll with typed columns (Invoice.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *InvoiceQuery) sqlTyped(ctx context.Context) ([]*Invoice, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [4]bool{
@@ -2266,12 +2483,22 @@ func (_q *InvoiceQuery) sqlTyped(ctx context.Context) ([]*Invoice, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2348,7 +2575,8 @@ func (_q *InvoiceLineQuery) List(ctx context.Context) ([]*InvoiceLine, error) {
 // sqlTyped is sqlAll with typed columns (InvoiceLine.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *InvoiceLineQuery) sqlTyped(ctx context.Context) ([]*InvoiceLine, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -2363,12 +2591,22 @@ func (_q *InvoiceLineQuery) sqlTyped(ctx context.Context) ([]*InvoiceLine, error
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2439,7 +2677,8 @@ func (_q *LocationQuery) List(ctx context.Context) ([]*Location, error) {
 // sqlTyped is sqlAll with typed columns (Location.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *LocationQuery) sqlTyped(ctx context.Context) ([]*Location, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -2454,12 +2693,22 @@ func (_q *LocationQuery) sqlTyped(ctx context.Context) ([]*Location, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2528,7 +2777,8 @@ func (_q *LotCorrectionQuery) List(ctx context.Context) ([]*LotCorrection, error
 // sqlTyped is sqlAll with typed columns (LotCorrection.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *LotCorrectionQuery) sqlTyped(ctx context.Context) ([]*LotCorrection, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [2]bool{
@@ -2542,12 +2792,22 @@ func (_q *LotCorrectionQuery) sqlTyped(ctx context.Context) ([]*LotCorrection, e
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2618,7 +2878,8 @@ func (_q *NutrientQuery) List(ctx context.Context) ([]*Nutrient, error) {
 // sqlTyped is sqlAll with typed columns (Nutrient.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *NutrientQuery) sqlTyped(ctx context.Context) ([]*Nutrient, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -2631,12 +2892,22 @@ func (_q *NutrientQuery) sqlTyped(ctx context.Context) ([]*Nutrient, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2705,7 +2976,8 @@ func (_q *OperationQuery) List(ctx context.Context) ([]*Operation, error) {
 // sqlTyped is sqlAll with typed columns (Operation.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *OperationQuery) sqlTyped(ctx context.Context) ([]*Operation, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [2]bool{
@@ -2719,12 +2991,22 @@ func (_q *OperationQuery) sqlTyped(ctx context.Context) ([]*Operation, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2793,7 +3075,8 @@ func (_q *OrganizationQuery) List(ctx context.Context) ([]*Organization, error) 
 // sqlTyped is sqlAll with typed columns (Organization.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *OrganizationQuery) sqlTyped(ctx context.Context) ([]*Organization, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -2806,12 +3089,22 @@ func (_q *OrganizationQuery) sqlTyped(ctx context.Context) ([]*Organization, err
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2878,7 +3171,8 @@ func (_q *PreservationQuery) List(ctx context.Context) ([]*Preservation, error) 
 // sqlTyped is sqlAll with typed columns (Preservation.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *PreservationQuery) sqlTyped(ctx context.Context) ([]*Preservation, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -2891,12 +3185,22 @@ func (_q *PreservationQuery) sqlTyped(ctx context.Context) ([]*Preservation, err
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2965,7 +3269,8 @@ func (_q *PriceListQuery) List(ctx context.Context) ([]*PriceList, error) {
 // sqlTyped is sqlAll with typed columns (PriceList.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *PriceListQuery) sqlTyped(ctx context.Context) ([]*PriceList, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -2978,12 +3283,22 @@ func (_q *PriceListQuery) sqlTyped(ctx context.Context) ([]*PriceList, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3080,7 +3395,8 @@ func (_q *ProductQuery) List(ctx context.Context) ([]*Product, error) {
 // sqlTyped is sqlAll with typed columns (Product.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductQuery) sqlTyped(ctx context.Context) ([]*Product, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [12]bool{
@@ -3104,12 +3420,22 @@ func (_q *ProductQuery) sqlTyped(ctx context.Context) ([]*Product, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3170,7 +3496,8 @@ func (_q *ProductAllergenQuery) List(ctx context.Context) ([]*ProductAllergen, e
 // sqlTyped is sqlAll with typed columns (ProductAllergen.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductAllergenQuery) sqlTyped(ctx context.Context) ([]*ProductAllergen, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -3185,12 +3512,22 @@ func (_q *ProductAllergenQuery) sqlTyped(ctx context.Context) ([]*ProductAllerge
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3249,7 +3586,8 @@ func (_q *ProductBannedCountryQuery) List(ctx context.Context) ([]*ProductBanned
 // sqlTyped is sqlAll with typed columns (ProductBannedCountry.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductBannedCountryQuery) sqlTyped(ctx context.Context) ([]*ProductBannedCountry, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -3264,12 +3602,22 @@ func (_q *ProductBannedCountryQuery) sqlTyped(ctx context.Context) ([]*ProductBa
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3328,7 +3676,8 @@ func (_q *ProductByproductQuery) List(ctx context.Context) ([]*ProductByproduct,
 // sqlTyped is sqlAll with typed columns (ProductByproduct.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductByproductQuery) sqlTyped(ctx context.Context) ([]*ProductByproduct, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -3343,12 +3692,22 @@ func (_q *ProductByproductQuery) sqlTyped(ctx context.Context) ([]*ProductByprod
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3435,7 +3794,8 @@ func (_q *ProductLotQuery) List(ctx context.Context) ([]*ProductLot, error) {
 // sqlTyped is sqlAll with typed columns (ProductLot.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductLotQuery) sqlTyped(ctx context.Context) ([]*ProductLot, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [6]bool{
@@ -3453,12 +3813,22 @@ func (_q *ProductLotQuery) sqlTyped(ctx context.Context) ([]*ProductLot, error) 
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3517,7 +3887,8 @@ func (_q *ProductQCCheckpointQuery) List(ctx context.Context) ([]*ProductQCCheck
 // sqlTyped is sqlAll with typed columns (ProductQCCheckpoint.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductQCCheckpointQuery) sqlTyped(ctx context.Context) ([]*ProductQCCheckpoint, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -3532,12 +3903,22 @@ func (_q *ProductQCCheckpointQuery) sqlTyped(ctx context.Context) ([]*ProductQCC
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3596,7 +3977,8 @@ func (_q *ProductSubstituteQuery) List(ctx context.Context) ([]*ProductSubstitut
 // sqlTyped is sqlAll with typed columns (ProductSubstitute.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductSubstituteQuery) sqlTyped(ctx context.Context) ([]*ProductSubstitute, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -3611,12 +3993,22 @@ func (_q *ProductSubstituteQuery) sqlTyped(ctx context.Context) ([]*ProductSubst
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3675,7 +4067,8 @@ func (_q *ProductSupplierQuery) List(ctx context.Context) ([]*ProductSupplier, e
 // sqlTyped is sqlAll with typed columns (ProductSupplier.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductSupplierQuery) sqlTyped(ctx context.Context) ([]*ProductSupplier, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -3690,12 +4083,22 @@ func (_q *ProductSupplierQuery) sqlTyped(ctx context.Context) ([]*ProductSupplie
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3754,7 +4157,8 @@ func (_q *ProductTagQuery) List(ctx context.Context) ([]*ProductTag, error) {
 // sqlTyped is sqlAll with typed columns (ProductTag.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductTagQuery) sqlTyped(ctx context.Context) ([]*ProductTag, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -3769,12 +4173,22 @@ func (_q *ProductTagQuery) sqlTyped(ctx context.Context) ([]*ProductTag, error) 
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3857,7 +4271,8 @@ func (_q *ProductionQuery) List(ctx context.Context) ([]*Production, error) {
 // sqlTyped is sqlAll with typed columns (Production.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductionQuery) sqlTyped(ctx context.Context) ([]*Production, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [7]bool{
@@ -3876,12 +4291,22 @@ func (_q *ProductionQuery) sqlTyped(ctx context.Context) ([]*Production, error) 
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3944,7 +4369,8 @@ func (_q *ProductionConsumedStepQuery) List(ctx context.Context) ([]*ProductionC
 // sqlTyped is sqlAll with typed columns (ProductionConsumedStep.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductionConsumedStepQuery) sqlTyped(ctx context.Context) ([]*ProductionConsumedStep, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [4]bool{
@@ -3960,12 +4386,22 @@ func (_q *ProductionConsumedStepQuery) sqlTyped(ctx context.Context) ([]*Product
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4032,7 +4468,8 @@ func (_q *ProductionLineQuery) List(ctx context.Context) ([]*ProductionLine, err
 // sqlTyped is sqlAll with typed columns (ProductionLine.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductionLineQuery) sqlTyped(ctx context.Context) ([]*ProductionLine, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -4047,12 +4484,22 @@ func (_q *ProductionLineQuery) sqlTyped(ctx context.Context) ([]*ProductionLine,
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4111,7 +4558,8 @@ func (_q *ProductionLineEquipmentQuery) List(ctx context.Context) ([]*Production
 // sqlTyped is sqlAll with typed columns (ProductionLineEquipment.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductionLineEquipmentQuery) sqlTyped(ctx context.Context) ([]*ProductionLineEquipment, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -4126,12 +4574,22 @@ func (_q *ProductionLineEquipmentQuery) sqlTyped(ctx context.Context) ([]*Produc
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4194,7 +4652,8 @@ func (_q *ProductionOperationQuery) List(ctx context.Context) ([]*ProductionOper
 // sqlTyped is sqlAll with typed columns (ProductionOperation.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductionOperationQuery) sqlTyped(ctx context.Context) ([]*ProductionOperation, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [4]bool{
@@ -4210,12 +4669,22 @@ func (_q *ProductionOperationQuery) sqlTyped(ctx context.Context) ([]*Production
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4278,7 +4747,8 @@ func (_q *ProductionPlannedStepQuery) List(ctx context.Context) ([]*ProductionPl
 // sqlTyped is sqlAll with typed columns (ProductionPlannedStep.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ProductionPlannedStepQuery) sqlTyped(ctx context.Context) ([]*ProductionPlannedStep, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [4]bool{
@@ -4294,12 +4764,22 @@ func (_q *ProductionPlannedStepQuery) sqlTyped(ctx context.Context) ([]*Producti
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4390,7 +4870,8 @@ func (_q *PurchaseOrderQuery) List(ctx context.Context) ([]*PurchaseOrder, error
 // sqlTyped is sqlAll with typed columns (PurchaseOrder.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *PurchaseOrderQuery) sqlTyped(ctx context.Context) ([]*PurchaseOrder, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -4405,12 +4886,22 @@ func (_q *PurchaseOrderQuery) sqlTyped(ctx context.Context) ([]*PurchaseOrder, e
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4489,7 +4980,8 @@ func (_q *PurchaseOrderLineQuery) List(ctx context.Context) ([]*PurchaseOrderLin
 // sqlTyped is sqlAll with typed columns (PurchaseOrderLine.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *PurchaseOrderLineQuery) sqlTyped(ctx context.Context) ([]*PurchaseOrderLine, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -4504,12 +4996,22 @@ func (_q *PurchaseOrderLineQuery) sqlTyped(ctx context.Context) ([]*PurchaseOrde
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4582,7 +5084,8 @@ func (_q *QCCheckpointQuery) List(ctx context.Context) ([]*QCCheckpoint, error) 
 // sqlTyped is sqlAll with typed columns (QCCheckpoint.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *QCCheckpointQuery) sqlTyped(ctx context.Context) ([]*QCCheckpoint, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [2]bool{
@@ -4596,12 +5099,22 @@ func (_q *QCCheckpointQuery) sqlTyped(ctx context.Context) ([]*QCCheckpoint, err
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4666,7 +5179,8 @@ func (_q *QCUnitOfMeasureQuery) List(ctx context.Context) ([]*QCUnitOfMeasure, e
 // sqlTyped is sqlAll with typed columns (QCUnitOfMeasure.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *QCUnitOfMeasureQuery) sqlTyped(ctx context.Context) ([]*QCUnitOfMeasure, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -4679,12 +5193,22 @@ func (_q *QCUnitOfMeasureQuery) sqlTyped(ctx context.Context) ([]*QCUnitOfMeasur
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4743,7 +5267,8 @@ func (_q *RateWindowQuery) List(ctx context.Context) ([]*RateWindow, error) {
 // sqlTyped is sqlAll with typed columns (RateWindow.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *RateWindowQuery) sqlTyped(ctx context.Context) ([]*RateWindow, error) {
 	_spec := _q.querySpec()
 	var rows typedNodes[RateWindow]
@@ -4752,12 +5277,17 @@ func (_q *RateWindowQuery) sqlTyped(ctx context.Context) ([]*RateWindow, error) 
 		n.config = _q.config
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
-	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	const edges = 0
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4820,7 +5350,8 @@ func (_q *RecipeStepQuery) List(ctx context.Context) ([]*RecipeStep, error) {
 // sqlTyped is sqlAll with typed columns (RecipeStep.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *RecipeStepQuery) sqlTyped(ctx context.Context) ([]*RecipeStep, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [4]bool{
@@ -4836,12 +5367,22 @@ func (_q *RecipeStepQuery) sqlTyped(ctx context.Context) ([]*RecipeStep, error) 
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4904,7 +5445,8 @@ func (_q *RecoveryCodeQuery) List(ctx context.Context) ([]*RecoveryCode, error) 
 // sqlTyped is sqlAll with typed columns (RecoveryCode.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *RecoveryCodeQuery) sqlTyped(ctx context.Context) ([]*RecoveryCode, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [2]bool{
@@ -4918,12 +5460,22 @@ func (_q *RecoveryCodeQuery) sqlTyped(ctx context.Context) ([]*RecoveryCode, err
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5014,7 +5566,8 @@ func (_q *SalesOrderQuery) List(ctx context.Context) ([]*SalesOrder, error) {
 // sqlTyped is sqlAll with typed columns (SalesOrder.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *SalesOrderQuery) sqlTyped(ctx context.Context) ([]*SalesOrder, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -5029,12 +5582,22 @@ func (_q *SalesOrderQuery) sqlTyped(ctx context.Context) ([]*SalesOrder, error) 
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5117,7 +5680,8 @@ func (_q *SalesOrderLineQuery) List(ctx context.Context) ([]*SalesOrderLine, err
 // sqlTyped is sqlAll with typed columns (SalesOrderLine.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *SalesOrderLineQuery) sqlTyped(ctx context.Context) ([]*SalesOrderLine, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -5132,12 +5696,22 @@ func (_q *SalesOrderLineQuery) sqlTyped(ctx context.Context) ([]*SalesOrderLine,
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5206,7 +5780,8 @@ func (_q *SalespersonQuery) List(ctx context.Context) ([]*Salesperson, error) {
 // sqlTyped is sqlAll with typed columns (Salesperson.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *SalespersonQuery) sqlTyped(ctx context.Context) ([]*Salesperson, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -5219,12 +5794,22 @@ func (_q *SalespersonQuery) sqlTyped(ctx context.Context) ([]*Salesperson, error
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5295,7 +5880,8 @@ func (_q *SessionQuery) List(ctx context.Context) ([]*Session, error) {
 // sqlTyped is sqlAll with typed columns (Session.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *SessionQuery) sqlTyped(ctx context.Context) ([]*Session, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -5308,12 +5894,22 @@ func (_q *SessionQuery) sqlTyped(ctx context.Context) ([]*Session, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5380,7 +5976,8 @@ func (_q *ShipmentQuery) List(ctx context.Context) ([]*Shipment, error) {
 // sqlTyped is sqlAll with typed columns (Shipment.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ShipmentQuery) sqlTyped(ctx context.Context) ([]*Shipment, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [4]bool{
@@ -5396,12 +5993,22 @@ func (_q *ShipmentQuery) sqlTyped(ctx context.Context) ([]*Shipment, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5464,7 +6071,8 @@ func (_q *ShipmentLineQuery) List(ctx context.Context) ([]*ShipmentLine, error) 
 // sqlTyped is sqlAll with typed columns (ShipmentLine.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ShipmentLineQuery) sqlTyped(ctx context.Context) ([]*ShipmentLine, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -5479,12 +6087,22 @@ func (_q *ShipmentLineQuery) sqlTyped(ctx context.Context) ([]*ShipmentLine, err
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5553,7 +6171,8 @@ func (_q *ShippingAddressQuery) List(ctx context.Context) ([]*ShippingAddress, e
 // sqlTyped is sqlAll with typed columns (ShippingAddress.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ShippingAddressQuery) sqlTyped(ctx context.Context) ([]*ShippingAddress, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [2]bool{
@@ -5567,12 +6186,22 @@ func (_q *ShippingAddressQuery) sqlTyped(ctx context.Context) ([]*ShippingAddres
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5639,7 +6268,8 @@ func (_q *ShippingMethodQuery) List(ctx context.Context) ([]*ShippingMethod, err
 // sqlTyped is sqlAll with typed columns (ShippingMethod.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *ShippingMethodQuery) sqlTyped(ctx context.Context) ([]*ShippingMethod, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -5652,12 +6282,22 @@ func (_q *ShippingMethodQuery) sqlTyped(ctx context.Context) ([]*ShippingMethod,
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5732,7 +6372,8 @@ func (_q *StockMovementQuery) List(ctx context.Context) ([]*StockMovement, error
 // sqlTyped is sqlAll with typed columns (StockMovement.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *StockMovementQuery) sqlTyped(ctx context.Context) ([]*StockMovement, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [3]bool{
@@ -5747,12 +6388,22 @@ func (_q *StockMovementQuery) sqlTyped(ctx context.Context) ([]*StockMovement, e
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5835,7 +6486,8 @@ func (_q *SupplierQuery) List(ctx context.Context) ([]*Supplier, error) {
 // sqlTyped is sqlAll with typed columns (Supplier.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *SupplierQuery) sqlTyped(ctx context.Context) ([]*Supplier, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -5848,12 +6500,22 @@ func (_q *SupplierQuery) sqlTyped(ctx context.Context) ([]*Supplier, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5918,7 +6580,8 @@ func (_q *TagQuery) List(ctx context.Context) ([]*Tag, error) {
 // sqlTyped is sqlAll with typed columns (Tag.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *TagQuery) sqlTyped(ctx context.Context) ([]*Tag, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -5931,12 +6594,22 @@ func (_q *TagQuery) sqlTyped(ctx context.Context) ([]*Tag, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6009,7 +6682,8 @@ func (_q *TaxRateQuery) List(ctx context.Context) ([]*TaxRate, error) {
 // sqlTyped is sqlAll with typed columns (TaxRate.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *TaxRateQuery) sqlTyped(ctx context.Context) ([]*TaxRate, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -6022,12 +6696,22 @@ func (_q *TaxRateQuery) sqlTyped(ctx context.Context) ([]*TaxRate, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6094,7 +6778,8 @@ func (_q *TerritoryQuery) List(ctx context.Context) ([]*Territory, error) {
 // sqlTyped is sqlAll with typed columns (Territory.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *TerritoryQuery) sqlTyped(ctx context.Context) ([]*Territory, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -6107,12 +6792,22 @@ func (_q *TerritoryQuery) sqlTyped(ctx context.Context) ([]*Territory, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6181,7 +6876,8 @@ func (_q *UnitOfMeasureQuery) List(ctx context.Context) ([]*UnitOfMeasure, error
 // sqlTyped is sqlAll with typed columns (UnitOfMeasure.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *UnitOfMeasureQuery) sqlTyped(ctx context.Context) ([]*UnitOfMeasure, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [2]bool{
@@ -6195,12 +6891,22 @@ func (_q *UnitOfMeasureQuery) sqlTyped(ctx context.Context) ([]*UnitOfMeasure, e
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6279,7 +6985,8 @@ func (_q *UserQuery) List(ctx context.Context) ([]*User, error) {
 // sqlTyped is sqlAll with typed columns (User.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *UserQuery) sqlTyped(ctx context.Context) ([]*User, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [4]bool{
@@ -6295,12 +7002,22 @@ func (_q *UserQuery) sqlTyped(ctx context.Context) ([]*User, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6365,7 +7082,8 @@ func (_q *UserLinkQuery) List(ctx context.Context) ([]*UserLink, error) {
 // sqlTyped is sqlAll with typed columns (UserLink.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *UserLinkQuery) sqlTyped(ctx context.Context) ([]*UserLink, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [1]bool{
@@ -6378,12 +7096,22 @@ func (_q *UserLinkQuery) sqlTyped(ctx context.Context) ([]*UserLink, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6458,7 +7186,8 @@ func (_q *WebhookAttemptQuery) List(ctx context.Context) ([]*WebhookAttempt, err
 // sqlTyped is sqlAll with typed columns (WebhookAttempt.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *WebhookAttemptQuery) sqlTyped(ctx context.Context) ([]*WebhookAttempt, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [2]bool{
@@ -6472,12 +7201,22 @@ func (_q *WebhookAttemptQuery) sqlTyped(ctx context.Context) ([]*WebhookAttempt,
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6548,7 +7287,8 @@ func (_q *WebhookDeliveryQuery) List(ctx context.Context) ([]*WebhookDelivery, e
 // sqlTyped is sqlAll with typed columns (WebhookDelivery.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *WebhookDeliveryQuery) sqlTyped(ctx context.Context) ([]*WebhookDelivery, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [4]bool{
@@ -6564,12 +7304,22 @@ func (_q *WebhookDeliveryQuery) sqlTyped(ctx context.Context) ([]*WebhookDeliver
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6650,7 +7400,8 @@ func (_q *WebhookEndpointQuery) List(ctx context.Context) ([]*WebhookEndpoint, e
 // sqlTyped is sqlAll with typed columns (WebhookEndpoint.typedColumns). Its spec
 // is sqlAll's, with the page's and the carried columns as the templates
 // "dialect/sql/query/spec/*" give sqlAll: extraColumns, the query's
-// modifiers, then carry.
+// modifiers, then carry. A list its caller shaped (Shaped) is read through
+// its compiled statement (sqlListCompiled) when it can be.
 func (_q *WebhookEndpointQuery) sqlTyped(ctx context.Context) ([]*WebhookEndpoint, error) {
 	_spec := _q.querySpec()
 	loadedTypes := [2]bool{
@@ -6664,12 +7415,22 @@ func (_q *WebhookEndpointQuery) sqlTyped(ctx context.Context) ([]*WebhookEndpoin
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
 	}
-	carry(ctx, _spec)
-	if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
+	} else if !done {
+		if len(_q.modifiers) > 0 {
+			_spec.Modifiers = _q.modifiers
+		}
+		carry(ctx, _spec)
+		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
+			return nil, err
+		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {

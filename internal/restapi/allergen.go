@@ -5,6 +5,7 @@ package restapi
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/internal/platform/listing"
@@ -102,6 +103,18 @@ func ApplyAllergenUpdate(u *ent.AllergenUpdateOne, req *oas.AllergenUpdate) erro
 	return nil
 }
 
+// knownAllergenCode is the list filter on code, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownAllergenCode = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(allergen.FieldCode, v) }}
+
+// knownAllergenIsMajorAllergen is the list filter on is_major_allergen, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownAllergenIsMajorAllergen = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(allergen.FieldIsMajorAllergen, v) }}
+
+// knownAllergenRegulatoryReference is the list filter on regulatory_reference, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownAllergenRegulatoryReference = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(allergen.FieldRegulatoryReference, v) }}
+
 // allergenSorts maps the sortable fields to their columns.
 var allergenSorts = map[string]listing.Sort{
 	"code":              listing.Column(allergen.FieldCode, listing.Text).OrNull(),
@@ -138,19 +151,19 @@ func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams)
 		q.Where(allergen.Or(allergen.CodeContainsFold(v), allergen.NameContainsFold(v), allergen.NameFrContainsFold(v)))
 	}
 	if v, ok := p.Code.Get(); ok {
-		q.Where(allergen.CodeEQ(v))
+		q.WhereKnown(knownAllergenCode, v)
 	}
 	if v, ok := p.Description.Get(); ok {
 		q.Where(allergen.DescriptionContainsFold(v))
 	}
 	if v, ok := p.IsMajorAllergen.Get(); ok {
-		q.Where(allergen.IsMajorAllergenEQ(v))
+		q.WhereKnown(knownAllergenIsMajorAllergen, v)
 	}
 	if v, ok := p.Name.Get(); ok {
 		q.Where(allergen.NameContainsFold(v))
 	}
 	if v, ok := p.RegulatoryReference.Get(); ok {
-		q.Where(allergen.RegulatoryReferenceEQ(v))
+		q.WhereKnown(knownAllergenRegulatoryReference, v)
 	}
 	// The page's statement counts its rows too (ent.PageTotal); a page
 	// that comes back empty past the start counts them on its own.
@@ -165,6 +178,12 @@ func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams)
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListAllergensOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(allergen.OrderOption(o))
 	}

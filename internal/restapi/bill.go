@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/go-faster/jx"
 	"larder.dev/larder/client/bounds"
 	"larder.dev/larder/ent"
@@ -342,6 +343,14 @@ func ApplyBillCreate(b *ent.BillCreate, req *oas.BillCreate) error {
 	return nil
 }
 
+// knownBillPurchaseOrderID is the list filter on purchase_order_id, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownBillPurchaseOrderID = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(bill.FieldPurchaseOrderID, v) }}
+
+// knownBillSupplierID is the list filter on supplier_id, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownBillSupplierID = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(bill.FieldSupplierID, v) }}
+
 // billSorts maps the sortable fields to their columns.
 var billSorts = map[string]listing.Sort{
 	"bill_date": listing.Column(bill.FieldBillDate, listing.Time),
@@ -383,10 +392,10 @@ func (h *Handlers) ListBills(ctx context.Context, p oas.ListBillsParams) (*oas.B
 		q.Where(bill.BillDateLTE(v))
 	}
 	if v, ok := p.PurchaseOrderID.Get(); ok {
-		q.Where(bill.PurchaseOrderIDEQ(v))
+		q.WhereKnown(knownBillPurchaseOrderID, v)
 	}
 	if v, ok := p.SupplierID.Get(); ok {
-		q.Where(bill.SupplierIDEQ(v))
+		q.WhereKnown(knownBillSupplierID, v)
 	}
 	// The page's statement counts its rows too (ent.PageTotal); a page
 	// that comes back empty past the start counts them on its own.
@@ -401,6 +410,12 @@ func (h *Handlers) ListBills(ctx context.Context, p oas.ListBillsParams) (*oas.B
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListBillsOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(bill.OrderOption(o))
 	}

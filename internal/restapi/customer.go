@@ -297,6 +297,10 @@ func ApplyCustomerUpdate(u *ent.CustomerUpdateOne, req *oas.CustomerUpdate) erro
 	return nil
 }
 
+// knownCustomerPriceListID is the list filter on price_list_id, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownCustomerPriceListID = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(customer.FieldPriceListID, v) }}
+
 // customerSorts maps the sortable fields to their columns.
 var customerSorts = map[string]listing.Sort{
 	"company":       listing.Column(customer.FieldCompany, listing.Text).OrNull(),
@@ -339,7 +343,7 @@ func (h *Handlers) ListCustomers(ctx context.Context, p oas.ListCustomersParams)
 		q.Where(customer.EmailContainsFold(v))
 	}
 	if v, ok := p.PriceListID.Get(); ok {
-		q.Where(customer.PriceListIDEQ(v))
+		q.WhereKnown(knownCustomerPriceListID, v)
 	}
 	if v, ok := p.UpdatedSince.Get(); ok {
 		since, err := listing.ParseSince("updated_since", v)
@@ -361,6 +365,12 @@ func (h *Handlers) ListCustomers(ctx context.Context, p oas.ListCustomersParams)
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListCustomersOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(customer.OrderOption(o))
 	}

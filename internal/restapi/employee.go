@@ -77,6 +77,12 @@ func (h *Handlers) ListEmployees(ctx context.Context, p oas.ListEmployeesParams)
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListEmployeesOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(employee.OrderOption(o))
 	}

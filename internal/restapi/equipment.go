@@ -5,6 +5,7 @@ package restapi
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/internal/platform/listing"
@@ -70,6 +71,10 @@ func ApplyEquipmentUpdate(u *ent.EquipmentUpdateOne, req *oas.EquipmentUpdate) e
 	return nil
 }
 
+// knownEquipmentCode is the list filter on code, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownEquipmentCode = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(equipment.FieldCode, v) }}
+
 // equipmentSorts maps the sortable fields to their columns.
 var equipmentSorts = map[string]listing.Sort{
 	"code": listing.Column(equipment.FieldCode, listing.Text),
@@ -101,7 +106,7 @@ func (h *Handlers) ListEquipment(ctx context.Context, p oas.ListEquipmentParams)
 		q.Where(equipment.Or(equipment.CodeContainsFold(v), equipment.NameContainsFold(v)))
 	}
 	if v, ok := p.Code.Get(); ok {
-		q.Where(equipment.CodeEQ(v))
+		q.WhereKnown(knownEquipmentCode, v)
 	}
 	if v, ok := p.Name.Get(); ok {
 		q.Where(equipment.NameContainsFold(v))
@@ -122,6 +127,12 @@ func (h *Handlers) ListEquipment(ctx context.Context, p oas.ListEquipmentParams)
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListEquipmentOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(equipment.OrderOption(o))
 	}

@@ -5,6 +5,7 @@ package restapi
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/client/bounds"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/invoice"
@@ -162,6 +163,14 @@ func invoiceInList(e *ent.Invoice) oas.Invoice {
 	return out
 }
 
+// knownInvoiceCustomerID is the list filter on customer_id, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownInvoiceCustomerID = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(invoice.FieldCustomerID, v) }}
+
+// knownInvoiceSalesOrderID is the list filter on sales_order_id, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownInvoiceSalesOrderID = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(invoice.FieldSalesOrderID, v) }}
+
 // invoiceSorts maps the sortable fields to their columns.
 var invoiceSorts = map[string]listing.Sort{
 	"created_at": listing.Column(invoice.FieldCreatedAt, listing.Time),
@@ -206,10 +215,10 @@ func (h *Handlers) ListInvoices(ctx context.Context, p oas.ListInvoicesParams) (
 		q.Where(invoice.InvoiceDateLTE(v))
 	}
 	if v, ok := p.CustomerID.Get(); ok {
-		q.Where(invoice.CustomerIDEQ(v))
+		q.WhereKnown(knownInvoiceCustomerID, v)
 	}
 	if v, ok := p.SalesOrderID.Get(); ok {
-		q.Where(invoice.SalesOrderIDEQ(v))
+		q.WhereKnown(knownInvoiceSalesOrderID, v)
 	}
 	if v, ok := p.UpdatedSince.Get(); ok {
 		since, err := listing.ParseSince("updated_since", v)
@@ -231,6 +240,12 @@ func (h *Handlers) ListInvoices(ctx context.Context, p oas.ListInvoicesParams) (
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListInvoicesOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(invoice.OrderOption(o))
 	}

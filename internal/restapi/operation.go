@@ -5,6 +5,7 @@ package restapi
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/client/bounds"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/operation"
@@ -129,6 +130,10 @@ func ApplyOperationUpdate(u *ent.OperationUpdateOne, req *oas.OperationUpdate) e
 	return nil
 }
 
+// knownOperationCode is the list filter on code, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownOperationCode = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(operation.FieldCode, v) }}
+
 // operationSorts maps the sortable fields to their columns.
 var operationSorts = map[string]listing.Sort{
 	"code": listing.Column(operation.FieldCode, listing.Text),
@@ -160,7 +165,7 @@ func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParam
 		q.Where(operation.Or(operation.CodeContainsFold(v), operation.NameContainsFold(v)))
 	}
 	if v, ok := p.Code.Get(); ok {
-		q.Where(operation.CodeEQ(v))
+		q.WhereKnown(knownOperationCode, v)
 	}
 	if v, ok := p.Name.Get(); ok {
 		q.Where(operation.NameContainsFold(v))
@@ -178,6 +183,12 @@ func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParam
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListOperationsOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(operation.OrderOption(o))
 	}

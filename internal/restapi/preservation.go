@@ -5,6 +5,7 @@ package restapi
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/preservation"
 	"larder.dev/larder/internal/platform/listing"
@@ -37,6 +38,10 @@ func preservationInList(e *ent.Preservation) oas.Preservation {
 	return out
 }
 
+// knownPreservationCode is the list filter on code, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownPreservationCode = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(preservation.FieldCode, v) }}
+
 // preservationSorts maps the sortable fields to their columns.
 var preservationSorts = map[string]listing.Sort{
 	"code": listing.Column(preservation.FieldCode, listing.Text),
@@ -68,7 +73,7 @@ func (h *Handlers) ListPreservations(ctx context.Context, p oas.ListPreservation
 		q.Where(preservation.Or(preservation.CodeContainsFold(v), preservation.NameContainsFold(v)))
 	}
 	if v, ok := p.Code.Get(); ok {
-		q.Where(preservation.CodeEQ(v))
+		q.WhereKnown(knownPreservationCode, v)
 	}
 	if v, ok := p.Name.Get(); ok {
 		q.Where(preservation.NameContainsFold(v))
@@ -86,6 +91,12 @@ func (h *Handlers) ListPreservations(ctx context.Context, p oas.ListPreservation
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListPreservationsOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(preservation.OrderOption(o))
 	}

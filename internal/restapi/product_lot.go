@@ -5,6 +5,7 @@ package restapi
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/client/bounds"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/location"
@@ -203,6 +204,18 @@ func ApplyProductLotUpdate(u *ent.ProductLotUpdateOne, req *oas.ProductLotUpdate
 	return nil
 }
 
+// knownProductLotProductID is the list filter on product_id, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownProductLotProductID = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(productlot.FieldProductID, v) }}
+
+// knownProductLotLocationID is the list filter on location_id, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownProductLotLocationID = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(productlot.FieldLocationID, v) }}
+
+// knownProductLotArchived is the list filter on archived, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownProductLotArchived = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(productlot.FieldArchived, v) }}
+
 // productLotSorts maps the sortable fields to their columns.
 var productLotSorts = map[string]listing.Sort{
 	"created_at":      listing.Column(productlot.FieldCreatedAt, listing.Time),
@@ -238,16 +251,16 @@ func (h *Handlers) ListProductLots(ctx context.Context, p oas.ListProductLotsPar
 		q.Where(productlot.LotNumberContainsFold(v))
 	}
 	if v, ok := p.ProductID.Get(); ok {
-		q.Where(productlot.ProductIDEQ(v))
+		q.WhereKnown(knownProductLotProductID, v)
 	}
 	if v, ok := p.LocationID.Get(); ok {
-		q.Where(productlot.LocationIDEQ(v))
+		q.WhereKnown(knownProductLotLocationID, v)
 	}
 	if v, ok := p.LotNumber.Get(); ok {
 		q.Where(productlot.LotNumberContainsFold(v))
 	}
 	if v, ok := p.Archived.Get(); ok {
-		q.Where(productlot.ArchivedEQ(v))
+		q.WhereKnown(knownProductLotArchived, v)
 	}
 	if v, ok := p.WarehouseID.Get(); ok {
 		q.Where(productlot.Or(productlot.WarehouseIDEQ(v), productlot.WarehouseIDIsNil()))
@@ -272,6 +285,12 @@ func (h *Handlers) ListProductLots(ctx context.Context, p oas.ListProductLotsPar
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListProductLotsOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(productlot.OrderOption(o))
 	}

@@ -7,6 +7,7 @@ import (
 
 	"slices"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/client/bounds"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/predicate"
@@ -146,6 +147,18 @@ func productionInList(e *ent.Production) oas.Production {
 	return out
 }
 
+// knownProductionProductID is the list filter on product_id, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownProductionProductID = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(production.FieldProductID, v) }}
+
+// knownProductionProductionLineID is the list filter on production_line_id, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownProductionProductionLineID = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(production.FieldProductionLineID, v) }}
+
+// knownProductionLotNumber is the list filter on lot_number, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownProductionLotNumber = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(production.FieldLotNumber, v) }}
+
 // productionSorts maps the sortable fields to their columns.
 var productionSorts = map[string]listing.Sort{
 	"end_date":      listing.Column(production.FieldEndDate, listing.Time).OrNull(),
@@ -190,13 +203,13 @@ func (h *Handlers) ListProductions(ctx context.Context, p oas.ListProductionsPar
 		q.Where(production.StatusIn(vs...))
 	}
 	if v, ok := p.ProductID.Get(); ok {
-		q.Where(production.ProductIDEQ(v))
+		q.WhereKnown(knownProductionProductID, v)
 	}
 	if v, ok := p.ProductionLineID.Get(); ok {
-		q.Where(production.ProductionLineIDEQ(v))
+		q.WhereKnown(knownProductionProductionLineID, v)
 	}
 	if v, ok := p.LotNumber.Get(); ok {
-		q.Where(production.LotNumberEQ(v))
+		q.WhereKnown(knownProductionLotNumber, v)
 	}
 	// The page's statement counts its rows too (ent.PageTotal); a page
 	// that comes back empty past the start counts them on its own.
@@ -211,6 +224,12 @@ func (h *Handlers) ListProductions(ctx context.Context, p oas.ListProductionsPar
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListProductionsOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(production.OrderOption(o))
 	}

@@ -102,7 +102,7 @@ func (h *Handlers) ListProductionLines(ctx context.Context, p oas.ListProduction
 		return nil, err
 	}
 	q := h.Client.ProductionLine.Query()
-	q.Where(productionline.DeletedAtIsNil())
+	q.WhereKnown(knownProductionLineVisible, nil)
 	if v, ok := p.Search.Get(); ok && v != "" {
 		q.Where(productionline.NameContainsFold(v))
 	}
@@ -122,6 +122,12 @@ func (h *Handlers) ListProductionLines(ctx context.Context, p oas.ListProduction
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListProductionLinesOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(productionline.OrderOption(o))
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/go-faster/jx"
 	"larder.dev/larder/client/bounds"
 	"larder.dev/larder/ent"
@@ -344,6 +345,10 @@ func ApplyPurchaseOrderUpdate(u *ent.PurchaseOrderUpdateOne, req *oas.PurchaseOr
 	return nil
 }
 
+// knownPurchaseOrderSupplierID is the list filter on supplier_id, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownPurchaseOrderSupplierID = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(purchaseorder.FieldSupplierID, v) }}
+
 // purchaseOrderSorts maps the sortable fields to their columns.
 var purchaseOrderSorts = map[string]listing.Sort{
 	"created_at":        listing.Column(purchaseorder.FieldCreatedAt, listing.Time),
@@ -390,7 +395,7 @@ func (h *Handlers) ListPurchaseOrders(ctx context.Context, p oas.ListPurchaseOrd
 		q.Where(purchaseorder.StatusIn(vs...))
 	}
 	if v, ok := p.SupplierID.Get(); ok {
-		q.Where(purchaseorder.SupplierIDEQ(v))
+		q.WhereKnown(knownPurchaseOrderSupplierID, v)
 	}
 	if v, ok := p.OrderDateFrom.Get(); ok {
 		q.Where(purchaseorder.OrderDateGTE(v))
@@ -418,6 +423,12 @@ func (h *Handlers) ListPurchaseOrders(ctx context.Context, p oas.ListPurchaseOrd
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListPurchaseOrdersOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(purchaseorder.OrderOption(o))
 	}

@@ -5,6 +5,7 @@ package restapi
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/internal/platform/listing"
@@ -49,6 +50,14 @@ func qCCheckpointInList(e *ent.QCCheckpoint) oas.QCCheckpoint {
 	return out
 }
 
+// knownQCCheckpointCode is the list filter on code, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownQCCheckpointCode = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(qccheckpoint.FieldCode, v) }}
+
+// knownQCCheckpointInputType is the list filter on input_type, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownQCCheckpointInputType = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(qccheckpoint.FieldInputType, v) }}
+
 // qCCheckpointSorts maps the sortable fields to their columns.
 var qCCheckpointSorts = map[string]listing.Sort{
 	"code": listing.Column(qccheckpoint.FieldCode, listing.Text),
@@ -83,10 +92,10 @@ func (h *Handlers) ListQcCheckpoints(ctx context.Context, p oas.ListQcCheckpoint
 		q.Where(qccheckpoint.Or(qccheckpoint.CodeContainsFold(v), qccheckpoint.NameContainsFold(v)))
 	}
 	if v, ok := p.Code.Get(); ok {
-		q.Where(qccheckpoint.CodeEQ(v))
+		q.WhereKnown(knownQCCheckpointCode, v)
 	}
 	if v, ok := p.InputType.Get(); ok {
-		q.Where(qccheckpoint.InputTypeEQ(qccheckpoint.InputType(v)))
+		q.WhereKnown(knownQCCheckpointInputType, string(v))
 	}
 	if v, ok := p.Name.Get(); ok {
 		q.Where(qccheckpoint.NameContainsFold(v))
@@ -104,6 +113,12 @@ func (h *Handlers) ListQcCheckpoints(ctx context.Context, p oas.ListQcCheckpoint
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListQcCheckpointsOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(qccheckpoint.OrderOption(o))
 	}

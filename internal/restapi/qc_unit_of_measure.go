@@ -5,6 +5,7 @@ package restapi
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/internal/platform/listing"
@@ -27,6 +28,10 @@ func qCUnitOfMeasureInList(e *ent.QCUnitOfMeasure) oas.QCUnitOfMeasure {
 	out := QCUnitOfMeasure(e)
 	return out
 }
+
+// knownQCUnitOfMeasureCode is the list filter on code, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownQCUnitOfMeasureCode = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(qcunitofmeasure.FieldCode, v) }}
 
 // qCUnitOfMeasureSorts maps the sortable fields to their columns.
 var qCUnitOfMeasureSorts = map[string]listing.Sort{
@@ -59,7 +64,7 @@ func (h *Handlers) ListQcUnitsOfMeasure(ctx context.Context, p oas.ListQcUnitsOf
 		q.Where(qcunitofmeasure.Or(qcunitofmeasure.CodeContainsFold(v), qcunitofmeasure.NameContainsFold(v)))
 	}
 	if v, ok := p.Code.Get(); ok {
-		q.Where(qcunitofmeasure.CodeEQ(v))
+		q.WhereKnown(knownQCUnitOfMeasureCode, v)
 	}
 	if v, ok := p.Name.Get(); ok {
 		q.Where(qcunitofmeasure.NameContainsFold(v))
@@ -77,6 +82,12 @@ func (h *Handlers) ListQcUnitsOfMeasure(ctx context.Context, p oas.ListQcUnitsOf
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListQcUnitsOfMeasureOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(qcunitofmeasure.OrderOption(o))
 	}

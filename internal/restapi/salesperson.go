@@ -5,6 +5,7 @@ package restapi
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/salesperson"
 	"larder.dev/larder/internal/platform/listing"
@@ -46,6 +47,10 @@ func salespersonInList(e *ent.Salesperson) oas.Salesperson {
 	return out
 }
 
+// knownSalespersonActive is the list filter on active, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownSalespersonActive = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(salesperson.FieldActive, v) }}
+
 // salespersonSorts maps the sortable fields to their columns.
 var salespersonSorts = map[string]listing.Sort{
 	"code":       listing.Column(salesperson.FieldCode, listing.Text).OrNull(),
@@ -78,7 +83,7 @@ func (h *Handlers) ListSalespersons(ctx context.Context, p oas.ListSalespersonsP
 		q.Where(salesperson.Or(salesperson.CodeContainsFold(v), salesperson.EmailContainsFold(v), salesperson.FirstNameContainsFold(v), salesperson.LastNameContainsFold(v)))
 	}
 	if v, ok := p.Active.Get(); ok {
-		q.Where(salesperson.ActiveEQ(v))
+		q.WhereKnown(knownSalespersonActive, v)
 	}
 	if v, ok := p.Email.Get(); ok {
 		q.Where(salesperson.EmailContainsFold(v))
@@ -102,6 +107,12 @@ func (h *Handlers) ListSalespersons(ctx context.Context, p oas.ListSalespersonsP
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListSalespersonsOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(salesperson.OrderOption(o))
 	}

@@ -5,6 +5,7 @@ package restapi
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/internal/platform/listing"
@@ -150,6 +151,10 @@ func ApplySupplierUpdate(u *ent.SupplierUpdateOne, req *oas.SupplierUpdate) erro
 	return nil
 }
 
+// knownSupplierActive is the list filter on active, as a known predicate
+// (ent.Known), so that a list filtered by it is a compiled statement.
+var knownSupplierActive = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(supplier.FieldActive, v) }}
+
 // supplierSorts maps the sortable fields to their columns.
 var supplierSorts = map[string]listing.Sort{
 	"company":       listing.Column(supplier.FieldCompany, listing.Text).OrNull(),
@@ -183,7 +188,7 @@ func (h *Handlers) ListSuppliers(ctx context.Context, p oas.ListSuppliersParams)
 		q.Where(supplier.Or(supplier.CompanyContainsFold(v), supplier.SupplierCodeContainsFold(v)))
 	}
 	if v, ok := p.Active.Get(); ok {
-		q.Where(supplier.ActiveEQ(v))
+		q.WhereKnown(knownSupplierActive, v)
 	}
 	if v, ok := p.Company.Get(); ok {
 		q.Where(supplier.CompanyContainsFold(v))
@@ -214,6 +219,12 @@ func (h *Handlers) ListSuppliers(ctx context.Context, p oas.ListSuppliersParams)
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListSuppliersOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(supplier.OrderOption(o))
 	}

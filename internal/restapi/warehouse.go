@@ -89,7 +89,7 @@ func (h *Handlers) ListWarehouses(ctx context.Context, p oas.ListWarehousesParam
 		return nil, err
 	}
 	q := h.Client.Location.Query()
-	q.Where(location.ParentIDIsNil())
+	q.WhereKnown(knownWarehouseVisible, nil)
 	if v, ok := p.Search.Get(); ok && v != "" {
 		q.Where(location.Or(location.CodeContainsFold(v), location.NameContainsFold(v)))
 	}
@@ -109,6 +109,12 @@ func (h *Handlers) ListWarehouses(ctx context.Context, p oas.ListWarehousesParam
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
+	if !page.Cursor() && page.Offset == 0 {
+		// A first page's modifiers and order are the same for every
+		// list of this order: a list whose filters are all known
+		// predicates is a compiled statement.
+		q.Shaped(oas.ListWarehousesOperation + " " + page.Applied)
+	}
 	for _, o := range page.Order {
 		q.Order(location.OrderOption(o))
 	}

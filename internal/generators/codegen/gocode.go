@@ -155,6 +155,12 @@ func (f *Field) Where() string {
 		return fmt.Sprintf("if len(p.%s) > 0 {\n\tvs := make([]%s, len(p.%s))\n\tfor i, v := range p.%s {\n\t\tvs[i] = %s\n\t}\n\tq.Where(%sIn(vs...))\n}",
 			param, typ, param, param, conv, col)
 	}
+	if f.KnownFilter() {
+		if f.Ann.FilterRequired {
+			return fmt.Sprintf("q.WhereKnown(%s, %s)", f.KnownVar(), f.knownValue("p."+param))
+		}
+		return fmt.Sprintf("if v, ok := p.%s.Get(); ok {\n\tq.WhereKnown(%s, %s)\n}", param, f.KnownVar(), f.knownValue("v"))
+	}
 	if f.Ann.FilterRequired {
 		return fmt.Sprintf("q.Where(%sEQ(%s))", col, f.toEnt("p."+param))
 	}
@@ -162,6 +168,52 @@ func (f *Field) Where() string {
 		return fmt.Sprintf("if v, ok := p.%s.Get(); ok {\n\tq.Where(%s.Or(%sEQ(%s), %sIsNil()))\n}", param, pkg, col, f.toEnt("v"), col)
 	}
 	return fmt.Sprintf("if v, ok := p.%s.Get(); ok {\n\tq.Where(%sEQ(%s))\n}", param, col, f.toEnt("v"))
+}
+
+// KnownFilter reports whether the field's list filter is a known predicate
+// (ent.Known), so that a list filtered by it can be a compiled statement: an
+// exact match of a value the statement takes as its argument as it is (an
+// enum's text, a string, an integer, a boolean).
+func (f *Field) KnownFilter() bool {
+	if f.F == nil || f.Ann.Filter != "" && f.Ann.Filter != annotate.Exact || f.Ann.FilterNull {
+		return false
+	}
+	switch f.Kind() {
+	case "enum", "string", "int", "bool":
+		return true
+	}
+	return false
+}
+
+// KnownVar names the known predicate of the field's list filter.
+func (f *Field) KnownVar() string {
+	return "known" + f.Res.Schema + pascal(filterParam(f))
+}
+
+// KnownMake is the known predicate's Make: the field's equality on v.
+func (f *Field) KnownMake() string {
+	return fmt.Sprintf("func(v any) func(*sql.Selector) { return sql.FieldEQ(%s.%s, v) }", f.Res.Type.Package(), f.F.Constant())
+}
+
+// knownValue is the argument of the known predicate for the parameter's
+// value v: the text of an enum, any other value as it is.
+func (f *Field) knownValue(v string) string {
+	if f.Kind() == "enum" {
+		return "string(" + v + ")"
+	}
+	return v
+}
+
+// KnownFilters are the fields among fs whose list filters are known
+// predicates.
+func KnownFilters(fs []*Field) []*Field {
+	var out []*Field
+	for _, f := range fs {
+		if f.KnownFilter() {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // FilterSet is the expression telling whether the filter was given.

@@ -30,6 +30,7 @@ var restTemplates = template.Must(template.New("rest").
 		"pascal":          pascal,
 		"borrows":         borrows,
 		"ranged":          Ranged,
+		"knownFilters":    KnownFilters,
 		"actionEnums":     actionEnums,
 		"human":           Human,
 		"ops": func(xs ...string) []annotate.Operation {
