@@ -405,6 +405,18 @@ func (r *compiledReads) find(dialect, shaped string, qc *QueryContext, edges uin
 	return nil, false
 }
 
+// loadedBits has bit i set for each edge i a query loads (its loadedTypes),
+// as a statement's shape records them.
+func loadedBits(loaded []bool) uint64 {
+	var bits uint64
+	for i, l := range loaded {
+		if l {
+			bits |= 1 << i
+		}
+	}
+	return bits
+}
+
 // uncompiled is the shape of the queries no statement is compiled for.
 var uncompiled = &readShape{}
 
@@ -711,12 +723,7 @@ func (_q *APIKeyQuery) sqlCompiled(ctx context.Context) ([]*APIKey, bool, error)
 		_q.withReplaces != nil,
 		_q.withReplacedBy != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[APIKey](ctx, &readsAPIKey, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -1270,12 +1277,7 @@ func (_q *AccountQuery) sqlCompiled(ctx context.Context) ([]*Account, bool, erro
 	loadedTypes := [1]bool{
 		_q.withOrganization != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Account](ctx, &readsAccount, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -1418,12 +1420,7 @@ func (_q *AllergenQuery) sqlCompiled(ctx context.Context) ([]*Allergen, bool, er
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Allergen](ctx, &readsAllergen, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -1567,12 +1564,7 @@ func (_q *AuditRecordQuery) sqlCompiled(ctx context.Context) ([]*AuditRecord, bo
 		_q.withOrganization != nil,
 		_q.withAPIKey != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[AuditRecord](ctx, &readsAuditRecord, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -1724,12 +1716,7 @@ func (_q *BillQuery) sqlCompiled(ctx context.Context) ([]*Bill, bool, error) {
 		_q.withPurchaseOrder != nil,
 		_q.withLines != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Bill](ctx, &readsBill, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -1894,12 +1881,7 @@ func (_q *BillLineQuery) sqlCompiled(ctx context.Context) ([]*BillLine, bool, er
 		_q.withLocation != nil,
 		_q.withLot != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[BillLine](ctx, &readsBillLine, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -2066,12 +2048,7 @@ func (_q *CountryQuery) sqlCompiled(ctx context.Context) ([]*Country, bool, erro
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Country](ctx, &readsCountry, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -2222,12 +2199,7 @@ func (_q *CustomerQuery) sqlCompiled(ctx context.Context) ([]*Customer, bool, er
 		_q.withShippingAddresses != nil,
 		_q.withTags != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Customer](ctx, &readsCustomer, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -2422,12 +2394,7 @@ func (_q *CustomerTagQuery) sqlCompiled(ctx context.Context) ([]*CustomerTag, bo
 		_q.withCustomer != nil,
 		_q.withTag != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[CustomerTag](ctx, &readsCustomerTag, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -2582,12 +2549,7 @@ func (_q *CustomerTypeQuery) sqlCompiled(ctx context.Context) ([]*CustomerType, 
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[CustomerType](ctx, &readsCustomerType, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -2730,12 +2692,7 @@ func (_q *DocumentCounterQuery) sqlCompiled(ctx context.Context) ([]*DocumentCou
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[DocumentCounter](ctx, &readsDocumentCounter, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -2878,12 +2835,7 @@ func (_q *EmployeeQuery) sqlCompiled(ctx context.Context) ([]*Employee, bool, er
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Employee](ctx, &readsEmployee, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -3027,12 +2979,7 @@ func (_q *EquipmentQuery) sqlCompiled(ctx context.Context) ([]*Equipment, bool, 
 		_q.withAccount != nil,
 		_q.withWarehouse != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Equipment](ctx, &readsEquipment, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -3182,12 +3129,7 @@ func (_q *EventQuery) sqlCompiled(ctx context.Context) ([]*Event, bool, error) {
 		_q.withAccount != nil,
 		_q.withDeliveries != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Event](ctx, &readsEvent, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -3337,12 +3279,7 @@ func (_q *FoodQuery) sqlCompiled(ctx context.Context) ([]*Food, bool, error) {
 		_q.withAccount != nil,
 		_q.withNutrients != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Food](ctx, &readsFood, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -3493,12 +3430,7 @@ func (_q *FoodNutrientQuery) sqlCompiled(ctx context.Context) ([]*FoodNutrient, 
 		_q.withFood != nil,
 		_q.withNutrient != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[FoodNutrient](ctx, &readsFoodNutrient, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -3653,12 +3585,7 @@ func (_q *IdempotencyKeyQuery) sqlCompiled(ctx context.Context) ([]*IdempotencyK
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[IdempotencyKey](ctx, &readsIdempotencyKey, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -3802,12 +3729,7 @@ func (_q *ImportCheckQuery) sqlCompiled(ctx context.Context) ([]*ImportCheck, bo
 		_q.withOrganization != nil,
 		_q.withUser != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ImportCheck](ctx, &readsImportCheck, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -3959,12 +3881,7 @@ func (_q *InvoiceQuery) sqlCompiled(ctx context.Context) ([]*Invoice, bool, erro
 		_q.withSalesOrder != nil,
 		_q.withLines != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Invoice](ctx, &readsInvoice, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -4127,12 +4044,7 @@ func (_q *InvoiceLineQuery) sqlCompiled(ctx context.Context) ([]*InvoiceLine, bo
 		_q.withInvoice != nil,
 		_q.withProduct != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[InvoiceLine](ctx, &readsInvoiceLine, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -4289,12 +4201,7 @@ func (_q *LocationQuery) sqlCompiled(ctx context.Context) ([]*Location, bool, er
 		_q.withParent != nil,
 		_q.withChildren != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Location](ctx, &readsLocation, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -4450,12 +4357,7 @@ func (_q *LotCorrectionQuery) sqlCompiled(ctx context.Context) ([]*LotCorrection
 		_q.withAccount != nil,
 		_q.withLot != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[LotCorrection](ctx, &readsLotCorrection, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -4604,12 +4506,7 @@ func (_q *NutrientQuery) sqlCompiled(ctx context.Context) ([]*Nutrient, bool, er
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Nutrient](ctx, &readsNutrient, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -4753,12 +4650,7 @@ func (_q *OperationQuery) sqlCompiled(ctx context.Context) ([]*Operation, bool, 
 		_q.withAccount != nil,
 		_q.withUnitOfMeasure != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Operation](ctx, &readsOperation, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -4907,12 +4799,7 @@ func (_q *OrganizationQuery) sqlCompiled(ctx context.Context) ([]*Organization, 
 	loadedTypes := [1]bool{
 		_q.withAccounts != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Organization](ctx, &readsOrganization, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -5055,12 +4942,7 @@ func (_q *PreservationQuery) sqlCompiled(ctx context.Context) ([]*Preservation, 
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Preservation](ctx, &readsPreservation, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -5203,12 +5085,7 @@ func (_q *PriceListQuery) sqlCompiled(ctx context.Context) ([]*PriceList, bool, 
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[PriceList](ctx, &readsPriceList, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -5362,12 +5239,7 @@ func (_q *ProductQuery) sqlCompiled(ctx context.Context) ([]*Product, bool, erro
 		_q.withQcCheckpoints != nil,
 		_q.withRecipeSteps != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Product](ctx, &readsProduct, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -5580,12 +5452,7 @@ func (_q *ProductAllergenQuery) sqlCompiled(ctx context.Context) ([]*ProductAlle
 		_q.withProduct != nil,
 		_q.withAllergen != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ProductAllergen](ctx, &readsProductAllergen, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -5742,12 +5609,7 @@ func (_q *ProductBannedCountryQuery) sqlCompiled(ctx context.Context) ([]*Produc
 		_q.withProduct != nil,
 		_q.withCountry != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ProductBannedCountry](ctx, &readsProductBannedCountry, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -5904,12 +5766,7 @@ func (_q *ProductByproductQuery) sqlCompiled(ctx context.Context) ([]*ProductByp
 		_q.withProduct != nil,
 		_q.withByproduct != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ProductByproduct](ctx, &readsProductByproduct, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -6069,12 +5926,7 @@ func (_q *ProductLotQuery) sqlCompiled(ctx context.Context) ([]*ProductLot, bool
 		_q.withMovements != nil,
 		_q.withCorrections != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ProductLot](ctx, &readsProductLot, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -6249,12 +6101,7 @@ func (_q *ProductQCCheckpointQuery) sqlCompiled(ctx context.Context) ([]*Product
 		_q.withProduct != nil,
 		_q.withQcCheckpoint != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ProductQCCheckpoint](ctx, &readsProductQCCheckpoint, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -6411,12 +6258,7 @@ func (_q *ProductSubstituteQuery) sqlCompiled(ctx context.Context) ([]*ProductSu
 		_q.withProduct != nil,
 		_q.withSubstitute != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ProductSubstitute](ctx, &readsProductSubstitute, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -6573,12 +6415,7 @@ func (_q *ProductSupplierQuery) sqlCompiled(ctx context.Context) ([]*ProductSupp
 		_q.withProduct != nil,
 		_q.withSupplier != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ProductSupplier](ctx, &readsProductSupplier, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -6735,12 +6572,7 @@ func (_q *ProductTagQuery) sqlCompiled(ctx context.Context) ([]*ProductTag, bool
 		_q.withProduct != nil,
 		_q.withTag != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ProductTag](ctx, &readsProductTag, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -6901,12 +6733,7 @@ func (_q *ProductionQuery) sqlCompiled(ctx context.Context) ([]*Production, bool
 		_q.withConsumedSteps != nil,
 		_q.withOperations != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Production](ctx, &readsProduction, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -7090,12 +6917,7 @@ func (_q *ProductionConsumedStepQuery) sqlCompiled(ctx context.Context) ([]*Prod
 		_q.withLot != nil,
 		_q.withProduct != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ProductionConsumedStep](ctx, &readsProductionConsumedStep, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -7258,12 +7080,7 @@ func (_q *ProductionLineQuery) sqlCompiled(ctx context.Context) ([]*ProductionLi
 		_q.withWarehouse != nil,
 		_q.withEquipment != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ProductionLine](ctx, &readsProductionLine, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -7420,12 +7237,7 @@ func (_q *ProductionLineEquipmentQuery) sqlCompiled(ctx context.Context) ([]*Pro
 		_q.withProductionLine != nil,
 		_q.withEquipment != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ProductionLineEquipment](ctx, &readsProductionLineEquipment, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -7583,12 +7395,7 @@ func (_q *ProductionOperationQuery) sqlCompiled(ctx context.Context) ([]*Product
 		_q.withOperation != nil,
 		_q.withEquipment != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ProductionOperation](ctx, &readsProductionOperation, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -7752,12 +7559,7 @@ func (_q *ProductionPlannedStepQuery) sqlCompiled(ctx context.Context) ([]*Produ
 		_q.withLot != nil,
 		_q.withProduct != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ProductionPlannedStep](ctx, &readsProductionPlannedStep, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -7920,12 +7722,7 @@ func (_q *PurchaseOrderQuery) sqlCompiled(ctx context.Context) ([]*PurchaseOrder
 		_q.withSupplier != nil,
 		_q.withLines != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[PurchaseOrder](ctx, &readsPurchaseOrder, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -8082,12 +7879,7 @@ func (_q *PurchaseOrderLineQuery) sqlCompiled(ctx context.Context) ([]*PurchaseO
 		_q.withPurchaseOrder != nil,
 		_q.withProduct != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[PurchaseOrderLine](ctx, &readsPurchaseOrderLine, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -8243,12 +8035,7 @@ func (_q *QCCheckpointQuery) sqlCompiled(ctx context.Context) ([]*QCCheckpoint, 
 		_q.withAccount != nil,
 		_q.withQcUnitOfMeasure != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[QCCheckpoint](ctx, &readsQCCheckpoint, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -8397,12 +8184,7 @@ func (_q *QCUnitOfMeasureQuery) sqlCompiled(ctx context.Context) ([]*QCUnitOfMea
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[QCUnitOfMeasure](ctx, &readsQCUnitOfMeasure, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -8681,12 +8463,7 @@ func (_q *RecipeStepQuery) sqlCompiled(ctx context.Context) ([]*RecipeStep, bool
 		_q.withOperation != nil,
 		_q.withEquipment != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[RecipeStep](ctx, &readsRecipeStep, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -8848,12 +8625,7 @@ func (_q *RecoveryCodeQuery) sqlCompiled(ctx context.Context) ([]*RecoveryCode, 
 		_q.withOrganization != nil,
 		_q.withUser != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[RecoveryCode](ctx, &readsRecoveryCode, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -9004,12 +8776,7 @@ func (_q *SalesOrderQuery) sqlCompiled(ctx context.Context) ([]*SalesOrder, bool
 		_q.withCustomer != nil,
 		_q.withLines != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[SalesOrder](ctx, &readsSalesOrder, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -9166,12 +8933,7 @@ func (_q *SalesOrderLineQuery) sqlCompiled(ctx context.Context) ([]*SalesOrderLi
 		_q.withSalesOrder != nil,
 		_q.withProduct != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[SalesOrderLine](ctx, &readsSalesOrderLine, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -9326,12 +9088,7 @@ func (_q *SalespersonQuery) sqlCompiled(ctx context.Context) ([]*Salesperson, bo
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Salesperson](ctx, &readsSalesperson, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -9474,12 +9231,7 @@ func (_q *SessionQuery) sqlCompiled(ctx context.Context) ([]*Session, bool, erro
 	loadedTypes := [1]bool{
 		_q.withUser != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Session](ctx, &readsSession, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -9625,12 +9377,7 @@ func (_q *ShipmentQuery) sqlCompiled(ctx context.Context) ([]*Shipment, bool, er
 		_q.withInvoice != nil,
 		_q.withLines != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Shipment](ctx, &readsShipment, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -9793,12 +9540,7 @@ func (_q *ShipmentLineQuery) sqlCompiled(ctx context.Context) ([]*ShipmentLine, 
 		_q.withShipment != nil,
 		_q.withLot != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ShipmentLine](ctx, &readsShipmentLine, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -9954,12 +9696,7 @@ func (_q *ShippingAddressQuery) sqlCompiled(ctx context.Context) ([]*ShippingAdd
 		_q.withAccount != nil,
 		_q.withCustomer != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ShippingAddress](ctx, &readsShippingAddress, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -10108,12 +9845,7 @@ func (_q *ShippingMethodQuery) sqlCompiled(ctx context.Context) ([]*ShippingMeth
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[ShippingMethod](ctx, &readsShippingMethod, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -10258,12 +9990,7 @@ func (_q *StockMovementQuery) sqlCompiled(ctx context.Context) ([]*StockMovement
 		_q.withLot != nil,
 		_q.withLocation != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[StockMovement](ctx, &readsStockMovement, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -10418,12 +10145,7 @@ func (_q *SupplierQuery) sqlCompiled(ctx context.Context) ([]*Supplier, bool, er
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Supplier](ctx, &readsSupplier, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -10566,12 +10288,7 @@ func (_q *TagQuery) sqlCompiled(ctx context.Context) ([]*Tag, bool, error) {
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Tag](ctx, &readsTag, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -10714,12 +10431,7 @@ func (_q *TaxRateQuery) sqlCompiled(ctx context.Context) ([]*TaxRate, bool, erro
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[TaxRate](ctx, &readsTaxRate, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -10862,12 +10574,7 @@ func (_q *TerritoryQuery) sqlCompiled(ctx context.Context) ([]*Territory, bool, 
 	loadedTypes := [1]bool{
 		_q.withAccount != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[Territory](ctx, &readsTerritory, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -11011,12 +10718,7 @@ func (_q *UnitOfMeasureQuery) sqlCompiled(ctx context.Context) ([]*UnitOfMeasure
 		_q.withAccount != nil,
 		_q.withOperations != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[UnitOfMeasure](ctx, &readsUnitOfMeasure, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -11168,12 +10870,7 @@ func (_q *UserQuery) sqlCompiled(ctx context.Context) ([]*User, bool, error) {
 		_q.withLinks != nil,
 		_q.withRecoveryCodes != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[User](ctx, &readsUser, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -11334,12 +11031,7 @@ func (_q *UserLinkQuery) sqlCompiled(ctx context.Context) ([]*UserLink, bool, er
 	loadedTypes := [1]bool{
 		_q.withUser != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[UserLink](ctx, &readsUserLink, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -11483,12 +11175,7 @@ func (_q *WebhookAttemptQuery) sqlCompiled(ctx context.Context) ([]*WebhookAttem
 		_q.withAccount != nil,
 		_q.withDelivery != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[WebhookAttempt](ctx, &readsWebhookAttempt, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -11640,12 +11327,7 @@ func (_q *WebhookDeliveryQuery) sqlCompiled(ctx context.Context) ([]*WebhookDeli
 		_q.withEvent != nil,
 		_q.withAttempts != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[WebhookDelivery](ctx, &readsWebhookDelivery, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
@@ -11807,12 +11489,7 @@ func (_q *WebhookEndpointQuery) sqlCompiled(ctx context.Context) ([]*WebhookEndp
 		_q.withAccount != nil,
 		_q.withDeliveries != nil,
 	}
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	nodes, done, err := readCompiled[WebhookEndpoint](ctx, &readsWebhookEndpoint, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err

@@ -345,12 +345,7 @@ func (_q *APIKeyQuery) sqlTyped(ctx context.Context) ([]*APIKey, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -718,12 +713,7 @@ func (_q *AccountQuery) sqlTyped(ctx context.Context) ([]*Account, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -820,12 +810,7 @@ func (_q *AllergenQuery) sqlTyped(ctx context.Context) ([]*Allergen, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -921,12 +906,7 @@ func (_q *AuditRecordQuery) sqlTyped(ctx context.Context) ([]*AuditRecord, error
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -1044,12 +1024,7 @@ func (_q *BillQuery) sqlTyped(ctx context.Context) ([]*Bill, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -1158,12 +1133,7 @@ func (_q *BillLineQuery) sqlTyped(ctx context.Context) ([]*BillLine, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -1254,12 +1224,7 @@ func (_q *CountryQuery) sqlTyped(ctx context.Context) ([]*Country, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -1378,12 +1343,7 @@ func (_q *CustomerQuery) sqlTyped(ctx context.Context) ([]*Customer, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -1468,12 +1428,7 @@ func (_q *CustomerTagQuery) sqlTyped(ctx context.Context) ([]*CustomerTag, error
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -1564,12 +1519,7 @@ func (_q *CustomerTypeQuery) sqlTyped(ctx context.Context) ([]*CustomerType, err
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -1652,12 +1602,7 @@ func (_q *DocumentCounterQuery) sqlTyped(ctx context.Context) ([]*DocumentCounte
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -1750,12 +1695,7 @@ func (_q *EmployeeQuery) sqlTyped(ctx context.Context) ([]*Employee, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -1847,12 +1787,7 @@ func (_q *EquipmentQuery) sqlTyped(ctx context.Context) ([]*Equipment, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -1956,12 +1891,7 @@ func (_q *EventQuery) sqlTyped(ctx context.Context) ([]*Event, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -2057,12 +1987,7 @@ func (_q *FoodQuery) sqlTyped(ctx context.Context) ([]*Food, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -2151,12 +2076,7 @@ func (_q *FoodNutrientQuery) sqlTyped(ctx context.Context) ([]*FoodNutrient, err
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -2255,12 +2175,7 @@ func (_q *IdempotencyKeyQuery) sqlTyped(ctx context.Context) ([]*IdempotencyKey,
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -2358,12 +2273,7 @@ func (_q *ImportCheckQuery) sqlTyped(ctx context.Context) ([]*ImportCheck, error
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -2483,12 +2393,7 @@ func (_q *InvoiceQuery) sqlTyped(ctx context.Context) ([]*Invoice, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -2591,12 +2496,7 @@ func (_q *InvoiceLineQuery) sqlTyped(ctx context.Context) ([]*InvoiceLine, error
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -2693,12 +2593,7 @@ func (_q *LocationQuery) sqlTyped(ctx context.Context) ([]*Location, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -2792,12 +2687,7 @@ func (_q *LotCorrectionQuery) sqlTyped(ctx context.Context) ([]*LotCorrection, e
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -2892,12 +2782,7 @@ func (_q *NutrientQuery) sqlTyped(ctx context.Context) ([]*Nutrient, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -2991,12 +2876,7 @@ func (_q *OperationQuery) sqlTyped(ctx context.Context) ([]*Operation, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -3089,12 +2969,7 @@ func (_q *OrganizationQuery) sqlTyped(ctx context.Context) ([]*Organization, err
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -3185,12 +3060,7 @@ func (_q *PreservationQuery) sqlTyped(ctx context.Context) ([]*Preservation, err
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -3283,12 +3153,7 @@ func (_q *PriceListQuery) sqlTyped(ctx context.Context) ([]*PriceList, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -3420,12 +3285,7 @@ func (_q *ProductQuery) sqlTyped(ctx context.Context) ([]*Product, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -3512,12 +3372,7 @@ func (_q *ProductAllergenQuery) sqlTyped(ctx context.Context) ([]*ProductAllerge
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -3602,12 +3457,7 @@ func (_q *ProductBannedCountryQuery) sqlTyped(ctx context.Context) ([]*ProductBa
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -3692,12 +3542,7 @@ func (_q *ProductByproductQuery) sqlTyped(ctx context.Context) ([]*ProductByprod
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -3813,12 +3658,7 @@ func (_q *ProductLotQuery) sqlTyped(ctx context.Context) ([]*ProductLot, error) 
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -3903,12 +3743,7 @@ func (_q *ProductQCCheckpointQuery) sqlTyped(ctx context.Context) ([]*ProductQCC
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -3993,12 +3828,7 @@ func (_q *ProductSubstituteQuery) sqlTyped(ctx context.Context) ([]*ProductSubst
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -4083,12 +3913,7 @@ func (_q *ProductSupplierQuery) sqlTyped(ctx context.Context) ([]*ProductSupplie
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -4173,12 +3998,7 @@ func (_q *ProductTagQuery) sqlTyped(ctx context.Context) ([]*ProductTag, error) 
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -4291,12 +4111,7 @@ func (_q *ProductionQuery) sqlTyped(ctx context.Context) ([]*Production, error) 
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -4386,12 +4201,7 @@ func (_q *ProductionConsumedStepQuery) sqlTyped(ctx context.Context) ([]*Product
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -4484,12 +4294,7 @@ func (_q *ProductionLineQuery) sqlTyped(ctx context.Context) ([]*ProductionLine,
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -4574,12 +4379,7 @@ func (_q *ProductionLineEquipmentQuery) sqlTyped(ctx context.Context) ([]*Produc
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -4669,12 +4469,7 @@ func (_q *ProductionOperationQuery) sqlTyped(ctx context.Context) ([]*Production
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -4764,12 +4559,7 @@ func (_q *ProductionPlannedStepQuery) sqlTyped(ctx context.Context) ([]*Producti
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -4886,12 +4676,7 @@ func (_q *PurchaseOrderQuery) sqlTyped(ctx context.Context) ([]*PurchaseOrder, e
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -4996,12 +4781,7 @@ func (_q *PurchaseOrderLineQuery) sqlTyped(ctx context.Context) ([]*PurchaseOrde
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -5099,12 +4879,7 @@ func (_q *QCCheckpointQuery) sqlTyped(ctx context.Context) ([]*QCCheckpoint, err
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -5193,12 +4968,7 @@ func (_q *QCUnitOfMeasureQuery) sqlTyped(ctx context.Context) ([]*QCUnitOfMeasur
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -5367,12 +5137,7 @@ func (_q *RecipeStepQuery) sqlTyped(ctx context.Context) ([]*RecipeStep, error) 
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -5460,12 +5225,7 @@ func (_q *RecoveryCodeQuery) sqlTyped(ctx context.Context) ([]*RecoveryCode, err
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -5582,12 +5342,7 @@ func (_q *SalesOrderQuery) sqlTyped(ctx context.Context) ([]*SalesOrder, error) 
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -5696,12 +5451,7 @@ func (_q *SalesOrderLineQuery) sqlTyped(ctx context.Context) ([]*SalesOrderLine,
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -5794,12 +5544,7 @@ func (_q *SalespersonQuery) sqlTyped(ctx context.Context) ([]*Salesperson, error
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -5894,12 +5639,7 @@ func (_q *SessionQuery) sqlTyped(ctx context.Context) ([]*Session, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -5993,12 +5733,7 @@ func (_q *ShipmentQuery) sqlTyped(ctx context.Context) ([]*Shipment, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -6087,12 +5822,7 @@ func (_q *ShipmentLineQuery) sqlTyped(ctx context.Context) ([]*ShipmentLine, err
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -6186,12 +5916,7 @@ func (_q *ShippingAddressQuery) sqlTyped(ctx context.Context) ([]*ShippingAddres
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -6282,12 +6007,7 @@ func (_q *ShippingMethodQuery) sqlTyped(ctx context.Context) ([]*ShippingMethod,
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -6388,12 +6108,7 @@ func (_q *StockMovementQuery) sqlTyped(ctx context.Context) ([]*StockMovement, e
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -6500,12 +6215,7 @@ func (_q *SupplierQuery) sqlTyped(ctx context.Context) ([]*Supplier, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -6594,12 +6304,7 @@ func (_q *TagQuery) sqlTyped(ctx context.Context) ([]*Tag, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -6696,12 +6401,7 @@ func (_q *TaxRateQuery) sqlTyped(ctx context.Context) ([]*TaxRate, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -6792,12 +6492,7 @@ func (_q *TerritoryQuery) sqlTyped(ctx context.Context) ([]*Territory, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -6891,12 +6586,7 @@ func (_q *UnitOfMeasureQuery) sqlTyped(ctx context.Context) ([]*UnitOfMeasure, e
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -7002,12 +6692,7 @@ func (_q *UserQuery) sqlTyped(ctx context.Context) ([]*User, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -7096,12 +6781,7 @@ func (_q *UserLinkQuery) sqlTyped(ctx context.Context) ([]*UserLink, error) {
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -7201,12 +6881,7 @@ func (_q *WebhookAttemptQuery) sqlTyped(ctx context.Context) ([]*WebhookAttempt,
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -7304,12 +6979,7 @@ func (_q *WebhookDeliveryQuery) sqlTyped(ctx context.Context) ([]*WebhookDeliver
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
@@ -7415,12 +7085,7 @@ func (_q *WebhookEndpointQuery) sqlTyped(ctx context.Context) ([]*WebhookEndpoin
 		n.Edges.loadedTypes = loadedTypes
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	var edges uint64
-	for i, loaded := range loadedTypes {
-		if loaded {
-			edges |= 1 << i
-		}
-	}
+	edges := loadedBits(loadedTypes[:])
 	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
 		return nil, err
 	} else if !done {
