@@ -625,10 +625,11 @@ var listsAPIKey compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *APIKeyQuery) Shaped(name string) *APIKeyQuery {
 	_q.shaped = name
 	return _q
@@ -782,10 +783,11 @@ var listsAPIRequest compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *APIRequestQuery) Shaped(name string) *APIRequestQuery {
 	_q.shaped = name
 	return _q
@@ -915,10 +917,11 @@ var listsAPIRequestHour compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *APIRequestHourQuery) Shaped(name string) *APIRequestHourQuery {
 	_q.shaped = name
 	return _q
@@ -1048,10 +1051,11 @@ var listsAPIRequestRead compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *APIRequestReadQuery) Shaped(name string) *APIRequestReadQuery {
 	_q.shaped = name
 	return _q
@@ -1181,10 +1185,11 @@ var listsAccount compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *AccountQuery) Shaped(name string) *AccountQuery {
 	_q.shaped = name
 	return _q
@@ -1324,10 +1329,11 @@ var listsAllergen compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *AllergenQuery) Shaped(name string) *AllergenQuery {
 	_q.shaped = name
 	return _q
@@ -1467,10 +1473,11 @@ var listsAuditRecord compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *AuditRecordQuery) Shaped(name string) *AuditRecordQuery {
 	_q.shaped = name
 	return _q
@@ -1617,10 +1624,11 @@ var listsBill compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *BillQuery) Shaped(name string) *BillQuery {
 	_q.shaped = name
 	return _q
@@ -1781,10 +1789,11 @@ var listsBillLine compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *BillLineQuery) Shaped(name string) *BillLineQuery {
 	_q.shaped = name
 	return _q
@@ -1952,10 +1961,11 @@ var listsCountry compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *CountryQuery) Shaped(name string) *CountryQuery {
 	_q.shaped = name
 	return _q
@@ -2095,10 +2105,11 @@ var listsCustomer compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *CustomerQuery) Shaped(name string) *CustomerQuery {
 	_q.shaped = name
 	return _q
@@ -2296,10 +2307,11 @@ var listsCustomerTag compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *CustomerTagQuery) Shaped(name string) *CustomerTagQuery {
 	_q.shaped = name
 	return _q
@@ -2453,10 +2465,11 @@ var listsCustomerType compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *CustomerTypeQuery) Shaped(name string) *CustomerTypeQuery {
 	_q.shaped = name
 	return _q
@@ -2596,10 +2609,11 @@ var listsDocumentCounter compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *DocumentCounterQuery) Shaped(name string) *DocumentCounterQuery {
 	_q.shaped = name
 	return _q
@@ -2739,10 +2753,11 @@ var listsEmployee compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *EmployeeQuery) Shaped(name string) *EmployeeQuery {
 	_q.shaped = name
 	return _q
@@ -2882,10 +2897,11 @@ var listsEquipment compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *EquipmentQuery) Shaped(name string) *EquipmentQuery {
 	_q.shaped = name
 	return _q
@@ -3032,10 +3048,11 @@ var listsEvent compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *EventQuery) Shaped(name string) *EventQuery {
 	_q.shaped = name
 	return _q
@@ -3182,10 +3199,11 @@ var listsFood compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *FoodQuery) Shaped(name string) *FoodQuery {
 	_q.shaped = name
 	return _q
@@ -3332,10 +3350,11 @@ var listsFoodNutrient compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *FoodNutrientQuery) Shaped(name string) *FoodNutrientQuery {
 	_q.shaped = name
 	return _q
@@ -3489,10 +3508,11 @@ var listsIdempotencyKey compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *IdempotencyKeyQuery) Shaped(name string) *IdempotencyKeyQuery {
 	_q.shaped = name
 	return _q
@@ -3632,10 +3652,11 @@ var listsImportCheck compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ImportCheckQuery) Shaped(name string) *ImportCheckQuery {
 	_q.shaped = name
 	return _q
@@ -3782,10 +3803,11 @@ var listsInvoice compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *InvoiceQuery) Shaped(name string) *InvoiceQuery {
 	_q.shaped = name
 	return _q
@@ -3946,10 +3968,11 @@ var listsInvoiceLine compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *InvoiceLineQuery) Shaped(name string) *InvoiceLineQuery {
 	_q.shaped = name
 	return _q
@@ -4103,10 +4126,11 @@ var listsLocation compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *LocationQuery) Shaped(name string) *LocationQuery {
 	_q.shaped = name
 	return _q
@@ -4260,10 +4284,11 @@ var listsLotCorrection compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *LotCorrectionQuery) Shaped(name string) *LotCorrectionQuery {
 	_q.shaped = name
 	return _q
@@ -4410,10 +4435,11 @@ var listsNutrient compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *NutrientQuery) Shaped(name string) *NutrientQuery {
 	_q.shaped = name
 	return _q
@@ -4553,10 +4579,11 @@ var listsOperation compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *OperationQuery) Shaped(name string) *OperationQuery {
 	_q.shaped = name
 	return _q
@@ -4703,10 +4730,11 @@ var listsOrganization compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *OrganizationQuery) Shaped(name string) *OrganizationQuery {
 	_q.shaped = name
 	return _q
@@ -4846,10 +4874,11 @@ var listsPreservation compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *PreservationQuery) Shaped(name string) *PreservationQuery {
 	_q.shaped = name
 	return _q
@@ -4989,10 +5018,11 @@ var listsPriceList compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *PriceListQuery) Shaped(name string) *PriceListQuery {
 	_q.shaped = name
 	return _q
@@ -5132,10 +5162,11 @@ var listsProduct compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductQuery) Shaped(name string) *ProductQuery {
 	_q.shaped = name
 	return _q
@@ -5354,10 +5385,11 @@ var listsProductAllergen compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductAllergenQuery) Shaped(name string) *ProductAllergenQuery {
 	_q.shaped = name
 	return _q
@@ -5511,10 +5543,11 @@ var listsProductBannedCountry compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductBannedCountryQuery) Shaped(name string) *ProductBannedCountryQuery {
 	_q.shaped = name
 	return _q
@@ -5668,10 +5701,11 @@ var listsProductByproduct compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductByproductQuery) Shaped(name string) *ProductByproductQuery {
 	_q.shaped = name
 	return _q
@@ -5825,10 +5859,11 @@ var listsProductLot compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductLotQuery) Shaped(name string) *ProductLotQuery {
 	_q.shaped = name
 	return _q
@@ -6003,10 +6038,11 @@ var listsProductQCCheckpoint compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductQCCheckpointQuery) Shaped(name string) *ProductQCCheckpointQuery {
 	_q.shaped = name
 	return _q
@@ -6160,10 +6196,11 @@ var listsProductSubstitute compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductSubstituteQuery) Shaped(name string) *ProductSubstituteQuery {
 	_q.shaped = name
 	return _q
@@ -6317,10 +6354,11 @@ var listsProductSupplier compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductSupplierQuery) Shaped(name string) *ProductSupplierQuery {
 	_q.shaped = name
 	return _q
@@ -6474,10 +6512,11 @@ var listsProductTag compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductTagQuery) Shaped(name string) *ProductTagQuery {
 	_q.shaped = name
 	return _q
@@ -6631,10 +6670,11 @@ var listsProduction compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductionQuery) Shaped(name string) *ProductionQuery {
 	_q.shaped = name
 	return _q
@@ -6818,10 +6858,11 @@ var listsProductionConsumedStep compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductionConsumedStepQuery) Shaped(name string) *ProductionConsumedStepQuery {
 	_q.shaped = name
 	return _q
@@ -6982,10 +7023,11 @@ var listsProductionLine compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductionLineQuery) Shaped(name string) *ProductionLineQuery {
 	_q.shaped = name
 	return _q
@@ -7139,10 +7181,11 @@ var listsProductionLineEquipment compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductionLineEquipmentQuery) Shaped(name string) *ProductionLineEquipmentQuery {
 	_q.shaped = name
 	return _q
@@ -7296,10 +7339,11 @@ var listsProductionOperation compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductionOperationQuery) Shaped(name string) *ProductionOperationQuery {
 	_q.shaped = name
 	return _q
@@ -7460,10 +7504,11 @@ var listsProductionPlannedStep compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ProductionPlannedStepQuery) Shaped(name string) *ProductionPlannedStepQuery {
 	_q.shaped = name
 	return _q
@@ -7624,10 +7669,11 @@ var listsPurchaseOrder compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *PurchaseOrderQuery) Shaped(name string) *PurchaseOrderQuery {
 	_q.shaped = name
 	return _q
@@ -7781,10 +7827,11 @@ var listsPurchaseOrderLine compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *PurchaseOrderLineQuery) Shaped(name string) *PurchaseOrderLineQuery {
 	_q.shaped = name
 	return _q
@@ -7938,10 +7985,11 @@ var listsQCCheckpoint compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *QCCheckpointQuery) Shaped(name string) *QCCheckpointQuery {
 	_q.shaped = name
 	return _q
@@ -8088,10 +8136,11 @@ var listsQCUnitOfMeasure compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *QCUnitOfMeasureQuery) Shaped(name string) *QCUnitOfMeasureQuery {
 	_q.shaped = name
 	return _q
@@ -8231,10 +8280,11 @@ var listsRateWindow compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *RateWindowQuery) Shaped(name string) *RateWindowQuery {
 	_q.shaped = name
 	return _q
@@ -8364,10 +8414,11 @@ var listsRecipeStep compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *RecipeStepQuery) Shaped(name string) *RecipeStepQuery {
 	_q.shaped = name
 	return _q
@@ -8528,10 +8579,11 @@ var listsRecoveryCode compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *RecoveryCodeQuery) Shaped(name string) *RecoveryCodeQuery {
 	_q.shaped = name
 	return _q
@@ -8678,10 +8730,11 @@ var listsSalesOrder compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *SalesOrderQuery) Shaped(name string) *SalesOrderQuery {
 	_q.shaped = name
 	return _q
@@ -8835,10 +8888,11 @@ var listsSalesOrderLine compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *SalesOrderLineQuery) Shaped(name string) *SalesOrderLineQuery {
 	_q.shaped = name
 	return _q
@@ -8992,10 +9046,11 @@ var listsSalesperson compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *SalespersonQuery) Shaped(name string) *SalespersonQuery {
 	_q.shaped = name
 	return _q
@@ -9135,10 +9190,11 @@ var listsSession compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *SessionQuery) Shaped(name string) *SessionQuery {
 	_q.shaped = name
 	return _q
@@ -9278,10 +9334,11 @@ var listsShipment compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ShipmentQuery) Shaped(name string) *ShipmentQuery {
 	_q.shaped = name
 	return _q
@@ -9442,10 +9499,11 @@ var listsShipmentLine compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ShipmentLineQuery) Shaped(name string) *ShipmentLineQuery {
 	_q.shaped = name
 	return _q
@@ -9599,10 +9657,11 @@ var listsShippingAddress compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ShippingAddressQuery) Shaped(name string) *ShippingAddressQuery {
 	_q.shaped = name
 	return _q
@@ -9749,10 +9808,11 @@ var listsShippingMethod compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *ShippingMethodQuery) Shaped(name string) *ShippingMethodQuery {
 	_q.shaped = name
 	return _q
@@ -9892,10 +9952,11 @@ var listsStockMovement compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *StockMovementQuery) Shaped(name string) *StockMovementQuery {
 	_q.shaped = name
 	return _q
@@ -10049,10 +10110,11 @@ var listsSupplier compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *SupplierQuery) Shaped(name string) *SupplierQuery {
 	_q.shaped = name
 	return _q
@@ -10192,10 +10254,11 @@ var listsTag compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *TagQuery) Shaped(name string) *TagQuery {
 	_q.shaped = name
 	return _q
@@ -10335,10 +10398,11 @@ var listsTaxRate compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *TaxRateQuery) Shaped(name string) *TaxRateQuery {
 	_q.shaped = name
 	return _q
@@ -10478,10 +10542,11 @@ var listsTerritory compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *TerritoryQuery) Shaped(name string) *TerritoryQuery {
 	_q.shaped = name
 	return _q
@@ -10621,10 +10686,11 @@ var listsUnitOfMeasure compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *UnitOfMeasureQuery) Shaped(name string) *UnitOfMeasureQuery {
 	_q.shaped = name
 	return _q
@@ -10771,10 +10837,11 @@ var listsUser compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *UserQuery) Shaped(name string) *UserQuery {
 	_q.shaped = name
 	return _q
@@ -10935,10 +11002,11 @@ var listsUserLink compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *UserLinkQuery) Shaped(name string) *UserLinkQuery {
 	_q.shaped = name
 	return _q
@@ -11078,10 +11146,11 @@ var listsWebhookAttempt compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *WebhookAttemptQuery) Shaped(name string) *WebhookAttemptQuery {
 	_q.shaped = name
 	return _q
@@ -11228,10 +11297,11 @@ var listsWebhookDelivery compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *WebhookDeliveryQuery) Shaped(name string) *WebhookDeliveryQuery {
 	_q.shaped = name
 	return _q
@@ -11392,10 +11462,11 @@ var listsWebhookEndpoint compiledReads
 
 // Shaped names the query's modifiers and order, for List: every query given
 // one name must have the same modifiers and order, none of them taking an
-// argument of its own (a list's first page: the modifier of a page after a
-// cursor takes the cursor's values). A List whose predicates are all known,
-// with no offset, is then read through the statement ent built for the
-// first query of its shape (sqlListCompiled).
+// argument of its own (a list's first page, listing.Page.Shape: the modifier
+// of a page after a cursor takes the cursor's values). A List whose
+// predicates are all known, with no offset, is then read through the
+// statement ent built for the first query of its shape (sqlListCompiled).
+// "" names none.
 func (_q *WebhookEndpointQuery) Shaped(name string) *WebhookEndpointQuery {
 	_q.shaped = name
 	return _q

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"entgo.io/ent"
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"larder.dev/larder/ent/account"
@@ -266,6 +267,20 @@ func scanTyped[N any, P compiledNode[N]](spec *sqlgraph.QuerySpec, t *typedNodes
 	}
 }
 
+// queryTyped reads a list's rows into spec's ScanValues and Assign: through
+// its compiled statement when compiled reads it, or as sqlAll does, with
+// the query's modifiers and then the carried column.
+func queryTyped(ctx context.Context, drv dialect.Driver, spec *sqlgraph.QuerySpec, modifiers []func(*sql.Selector), compiled func() (bool, error)) error {
+	if done, err := compiled(); done || err != nil {
+		return err
+	}
+	if len(modifiers) > 0 {
+		spec.Modifiers = modifiers
+	}
+	carry(ctx, spec)
+	return sqlgraph.QueryNodes(ctx, drv, spec)
+}
+
 // typedColumns returns the columns that scan each of columns straight into
 // the field of *row it names, or false if one names no field of APIKey.
 func (*APIKey) typedColumns(columns []string, row **APIKey) ([]any, bool) {
@@ -346,16 +361,8 @@ func (_q *APIKeyQuery) sqlTyped(ctx context.Context) ([]*APIKey, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -455,16 +462,8 @@ func (_q *APIRequestQuery) sqlTyped(ctx context.Context) ([]*APIRequest, error) 
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	const edges = 0
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -536,16 +535,8 @@ func (_q *APIRequestHourQuery) sqlTyped(ctx context.Context) ([]*APIRequestHour,
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	const edges = 0
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -629,16 +620,8 @@ func (_q *APIRequestReadQuery) sqlTyped(ctx context.Context) ([]*APIRequestRead,
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	const edges = 0
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -714,16 +697,8 @@ func (_q *AccountQuery) sqlTyped(ctx context.Context) ([]*Account, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -811,16 +786,8 @@ func (_q *AllergenQuery) sqlTyped(ctx context.Context) ([]*Allergen, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -907,16 +874,8 @@ func (_q *AuditRecordQuery) sqlTyped(ctx context.Context) ([]*AuditRecord, error
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1025,16 +984,8 @@ func (_q *BillQuery) sqlTyped(ctx context.Context) ([]*Bill, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1134,16 +1085,8 @@ func (_q *BillLineQuery) sqlTyped(ctx context.Context) ([]*BillLine, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1225,16 +1168,8 @@ func (_q *CountryQuery) sqlTyped(ctx context.Context) ([]*Country, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1344,16 +1279,8 @@ func (_q *CustomerQuery) sqlTyped(ctx context.Context) ([]*Customer, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1429,16 +1356,8 @@ func (_q *CustomerTagQuery) sqlTyped(ctx context.Context) ([]*CustomerTag, error
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1520,16 +1439,8 @@ func (_q *CustomerTypeQuery) sqlTyped(ctx context.Context) ([]*CustomerType, err
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1603,16 +1514,8 @@ func (_q *DocumentCounterQuery) sqlTyped(ctx context.Context) ([]*DocumentCounte
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1696,16 +1599,8 @@ func (_q *EmployeeQuery) sqlTyped(ctx context.Context) ([]*Employee, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1788,16 +1683,8 @@ func (_q *EquipmentQuery) sqlTyped(ctx context.Context) ([]*Equipment, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1892,16 +1779,8 @@ func (_q *EventQuery) sqlTyped(ctx context.Context) ([]*Event, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -1988,16 +1867,8 @@ func (_q *FoodQuery) sqlTyped(ctx context.Context) ([]*Food, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2077,16 +1948,8 @@ func (_q *FoodNutrientQuery) sqlTyped(ctx context.Context) ([]*FoodNutrient, err
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2176,16 +2039,8 @@ func (_q *IdempotencyKeyQuery) sqlTyped(ctx context.Context) ([]*IdempotencyKey,
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2274,16 +2129,8 @@ func (_q *ImportCheckQuery) sqlTyped(ctx context.Context) ([]*ImportCheck, error
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2394,16 +2241,8 @@ func (_q *InvoiceQuery) sqlTyped(ctx context.Context) ([]*Invoice, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2497,16 +2336,8 @@ func (_q *InvoiceLineQuery) sqlTyped(ctx context.Context) ([]*InvoiceLine, error
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2594,16 +2425,8 @@ func (_q *LocationQuery) sqlTyped(ctx context.Context) ([]*Location, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2688,16 +2511,8 @@ func (_q *LotCorrectionQuery) sqlTyped(ctx context.Context) ([]*LotCorrection, e
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2783,16 +2598,8 @@ func (_q *NutrientQuery) sqlTyped(ctx context.Context) ([]*Nutrient, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2877,16 +2684,8 @@ func (_q *OperationQuery) sqlTyped(ctx context.Context) ([]*Operation, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -2970,16 +2769,8 @@ func (_q *OrganizationQuery) sqlTyped(ctx context.Context) ([]*Organization, err
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3061,16 +2852,8 @@ func (_q *PreservationQuery) sqlTyped(ctx context.Context) ([]*Preservation, err
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3154,16 +2937,8 @@ func (_q *PriceListQuery) sqlTyped(ctx context.Context) ([]*PriceList, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3286,16 +3061,8 @@ func (_q *ProductQuery) sqlTyped(ctx context.Context) ([]*Product, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3373,16 +3140,8 @@ func (_q *ProductAllergenQuery) sqlTyped(ctx context.Context) ([]*ProductAllerge
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3458,16 +3217,8 @@ func (_q *ProductBannedCountryQuery) sqlTyped(ctx context.Context) ([]*ProductBa
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3543,16 +3294,8 @@ func (_q *ProductByproductQuery) sqlTyped(ctx context.Context) ([]*ProductByprod
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3659,16 +3402,8 @@ func (_q *ProductLotQuery) sqlTyped(ctx context.Context) ([]*ProductLot, error) 
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3744,16 +3479,8 @@ func (_q *ProductQCCheckpointQuery) sqlTyped(ctx context.Context) ([]*ProductQCC
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3829,16 +3556,8 @@ func (_q *ProductSubstituteQuery) sqlTyped(ctx context.Context) ([]*ProductSubst
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3914,16 +3633,8 @@ func (_q *ProductSupplierQuery) sqlTyped(ctx context.Context) ([]*ProductSupplie
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -3999,16 +3710,8 @@ func (_q *ProductTagQuery) sqlTyped(ctx context.Context) ([]*ProductTag, error) 
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4112,16 +3815,8 @@ func (_q *ProductionQuery) sqlTyped(ctx context.Context) ([]*Production, error) 
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4202,16 +3897,8 @@ func (_q *ProductionConsumedStepQuery) sqlTyped(ctx context.Context) ([]*Product
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4295,16 +3982,8 @@ func (_q *ProductionLineQuery) sqlTyped(ctx context.Context) ([]*ProductionLine,
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4380,16 +4059,8 @@ func (_q *ProductionLineEquipmentQuery) sqlTyped(ctx context.Context) ([]*Produc
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4470,16 +4141,8 @@ func (_q *ProductionOperationQuery) sqlTyped(ctx context.Context) ([]*Production
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4560,16 +4223,8 @@ func (_q *ProductionPlannedStepQuery) sqlTyped(ctx context.Context) ([]*Producti
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4677,16 +4332,8 @@ func (_q *PurchaseOrderQuery) sqlTyped(ctx context.Context) ([]*PurchaseOrder, e
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4782,16 +4429,8 @@ func (_q *PurchaseOrderLineQuery) sqlTyped(ctx context.Context) ([]*PurchaseOrde
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4880,16 +4519,8 @@ func (_q *QCCheckpointQuery) sqlTyped(ctx context.Context) ([]*QCCheckpoint, err
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -4969,16 +4600,8 @@ func (_q *QCUnitOfMeasureQuery) sqlTyped(ctx context.Context) ([]*QCUnitOfMeasur
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5048,16 +4671,8 @@ func (_q *RateWindowQuery) sqlTyped(ctx context.Context) ([]*RateWindow, error) 
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	const edges = 0
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5138,16 +4753,8 @@ func (_q *RecipeStepQuery) sqlTyped(ctx context.Context) ([]*RecipeStep, error) 
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5226,16 +4833,8 @@ func (_q *RecoveryCodeQuery) sqlTyped(ctx context.Context) ([]*RecoveryCode, err
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5343,16 +4942,8 @@ func (_q *SalesOrderQuery) sqlTyped(ctx context.Context) ([]*SalesOrder, error) 
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5452,16 +5043,8 @@ func (_q *SalesOrderLineQuery) sqlTyped(ctx context.Context) ([]*SalesOrderLine,
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5545,16 +5128,8 @@ func (_q *SalespersonQuery) sqlTyped(ctx context.Context) ([]*Salesperson, error
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5640,16 +5215,8 @@ func (_q *SessionQuery) sqlTyped(ctx context.Context) ([]*Session, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5734,16 +5301,8 @@ func (_q *ShipmentQuery) sqlTyped(ctx context.Context) ([]*Shipment, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5823,16 +5382,8 @@ func (_q *ShipmentLineQuery) sqlTyped(ctx context.Context) ([]*ShipmentLine, err
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -5917,16 +5468,8 @@ func (_q *ShippingAddressQuery) sqlTyped(ctx context.Context) ([]*ShippingAddres
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6008,16 +5551,8 @@ func (_q *ShippingMethodQuery) sqlTyped(ctx context.Context) ([]*ShippingMethod,
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6109,16 +5644,8 @@ func (_q *StockMovementQuery) sqlTyped(ctx context.Context) ([]*StockMovement, e
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6216,16 +5743,8 @@ func (_q *SupplierQuery) sqlTyped(ctx context.Context) ([]*Supplier, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6305,16 +5824,8 @@ func (_q *TagQuery) sqlTyped(ctx context.Context) ([]*Tag, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6402,16 +5913,8 @@ func (_q *TaxRateQuery) sqlTyped(ctx context.Context) ([]*TaxRate, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6493,16 +5996,8 @@ func (_q *TerritoryQuery) sqlTyped(ctx context.Context) ([]*Territory, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6587,16 +6082,8 @@ func (_q *UnitOfMeasureQuery) sqlTyped(ctx context.Context) ([]*UnitOfMeasure, e
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6693,16 +6180,8 @@ func (_q *UserQuery) sqlTyped(ctx context.Context) ([]*User, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6782,16 +6261,8 @@ func (_q *UserLinkQuery) sqlTyped(ctx context.Context) ([]*UserLink, error) {
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6882,16 +6353,8 @@ func (_q *WebhookAttemptQuery) sqlTyped(ctx context.Context) ([]*WebhookAttempt,
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -6980,16 +6443,8 @@ func (_q *WebhookDeliveryQuery) sqlTyped(ctx context.Context) ([]*WebhookDeliver
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {
@@ -7086,16 +6541,8 @@ func (_q *WebhookEndpointQuery) sqlTyped(ctx context.Context) ([]*WebhookEndpoin
 	})
 	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	edges := loadedBits(loadedTypes[:])
-	if done, err := _q.sqlListCompiled(ctx, _spec, edges); err != nil {
+	if err := queryTyped(ctx, _q.driver, _spec, _q.modifiers, func() (bool, error) { return _q.sqlListCompiled(ctx, _spec, edges) }); err != nil {
 		return nil, err
-	} else if !done {
-		if len(_q.modifiers) > 0 {
-			_spec.Modifiers = _q.modifiers
-		}
-		carry(ctx, _spec)
-		if err := sqlgraph.QueryNodes(ctx, _q.driver, _spec); err != nil {
-			return nil, err
-		}
 	}
 	nodes := rows.nodes
 	if len(nodes) == 0 {

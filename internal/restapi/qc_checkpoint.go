@@ -113,12 +113,9 @@ func (h *Handlers) ListQcCheckpoints(ctx context.Context, p oas.ListQcCheckpoint
 	var keys ent.PageKeys
 	ctx = keys.Within(total.Within(ctx))
 	q.Modify(keys.Columns(page.Values), total.Column, page.After)
-	if !page.Cursor() && page.Offset == 0 {
-		// A first page's modifiers and order are the same for every
-		// list of this order: a list whose filters are all known
-		// predicates is a compiled statement.
-		q.Shaped(oas.ListQcCheckpointsOperation + " " + page.Applied)
-	}
+	// A first page whose filters are all known predicates is a compiled
+	// statement.
+	q.Shaped(page.Shape())
 	for _, o := range page.Order {
 		q.Order(qccheckpoint.OrderOption(o))
 	}

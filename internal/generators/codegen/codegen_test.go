@@ -419,3 +419,36 @@ func TestHandedOverNeedsBothWorkflowsOnCreateOnly(t *testing.T) {
 		t.Errorf("Record() = %s, want %s", got, want)
 	}
 }
+
+// A list's exact-match filter on a scalar is a known predicate, so that the
+// list can be a compiled statement (an enum's value as its text); a partial
+// match, or a filter that also matches null, stays an ent predicate.
+func TestKnownFilters(t *testing.T) {
+	f := func(name string, ann annotate.Field, typ field.Type) *Field {
+		return &Field{Name: name, Ann: ann, F: &gen.Field{Name: name, Type: &field.TypeInfo{Type: typ}}}
+	}
+	kind := f("kind", annotate.Field{Filter: annotate.Exact}, field.TypeEnum)
+	code := f("code", annotate.Field{Filter: annotate.Exact}, field.TypeString)
+	name := f("name", annotate.Field{Filter: annotate.Partial}, field.TypeString)
+	owner := f("owner", annotate.Field{Filter: annotate.Exact, FilterNull: true}, field.TypeInt)
+	resourceWith(kind, code, name, owner)
+	if got := KnownFilters([]*Field{kind, code, name, owner}); len(got) != 2 || got[0] != kind || got[1] != code {
+		t.Fatalf("known filters %v, want kind and code", got)
+	}
+	for _, tc := range []struct {
+		f    *Field
+		want string
+	}{
+		{kind, "q.WhereKnown(knownThingKind, string(v))"},
+		{code, "q.WhereKnown(knownThingCode, v)"},
+		{name, "q.Where(thing.NameContainsFold(v))"},
+		{owner, "q.Where(thing.Or(thing.OwnerEQ(v), thing.OwnerIsNil()))"},
+	} {
+		if got := tc.f.Where(); !strings.Contains(got, tc.want) {
+			t.Errorf("%s's filter:\n%s\nwant it to hold %s", tc.f.Name, got, tc.want)
+		}
+	}
+	if got, want := kind.KnownMake(), "sql.FieldEQ(thing.FieldKind, v)"; !strings.Contains(got, want) {
+		t.Errorf("the known predicate of kind %s, want %s", got, want)
+	}
+}

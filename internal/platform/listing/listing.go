@@ -219,6 +219,18 @@ func (p Page) Fetch() int {
 	return p.Limit
 }
 
+// Shape names the statement of a list's page for ent's Shaped: its list
+// and its order, which make its modifiers and order the same on every first
+// page of both. A page after a cursor, whose predicate takes the cursor's
+// values, and a page at an offset, which ent writes into the statement's
+// text, have none ("").
+func (p Page) Shape() string {
+	if p.after != nil || p.Offset > 0 {
+		return ""
+	}
+	return p.origin.List + " " + p.Applied
+}
+
 // Cursor reports whether the page continues a cursor's walk.
 func (p Page) Cursor() bool { return p.after != nil }
 

@@ -98,3 +98,39 @@ func TestParseSince(t *testing.T) {
 		}
 	}
 }
+
+// A first page's shape names its list and order, the same for every first
+// page of both; a page after a cursor or at an offset has none.
+func TestShape(t *testing.T) {
+	sorts := map[string]Sort{"id": Column("id", Int), "name": Column("name", Text)}
+	page := func(r Request) Page {
+		t.Helper()
+		r.Limit, r.List = 10, "listTags"
+		r.Filters = func() string { return "PRODUCT" }
+		p, err := NewPage(r, sorts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := page(Request{})
+	if got := first.Shape(); got != "listTags id:asc" {
+		t.Errorf("first page's shape %q, want %q", got, "listTags id:asc")
+	}
+	if a, b := page(Request{Sort: "name:desc"}).Shape(), page(Request{Sort: "name"}).Shape(); a == b || a == first.Shape() {
+		t.Errorf("two orders share shapes: %q, %q, %q", a, b, first.Shape())
+	}
+	if got := page(Request{Offset: 10, OffsetSet: true}).Shape(); got != "" {
+		t.Errorf("a page at an offset has shape %q, want none", got)
+	}
+	if got := page(Request{Offset: 0, OffsetSet: true}).Shape(); got != first.Shape() {
+		t.Errorf("a page at offset 0 has shape %q, want the first page's", got)
+	}
+	next, err := first.Next(true, []any{int64(7)})
+	if err != nil || next == nil {
+		t.Fatalf("next cursor: %v, %v", next, err)
+	}
+	if got := page(Request{Cursor: *next}).Shape(); got != "" {
+		t.Errorf("a page after a cursor has shape %q, want none", got)
+	}
+}
