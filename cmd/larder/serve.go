@@ -173,6 +173,13 @@ func startRequestLog(ctx context.Context, e *env, st *store.Store) (w *reqlog.Wr
 		return nil, func() {}
 	}
 	w = reqlog.NewWriter(st, e.log, 0)
+	// On PostgreSQL the writer has a connection of its own; without one
+	// (the database refused it) it shares the server's pool.
+	own, err := st.Dedicated(ctx, "larder request log")
+	if err != nil {
+		e.log.Warn("request log: no connection of its own, the writer shares the server's", "error", err)
+	}
+	w.Dedicate(own, st.Prepare)
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
@@ -182,6 +189,10 @@ func startRequestLog(ctx context.Context, e *env, st *store.Store) (w *reqlog.Wr
 	return w, func() {
 		cancel()
 		<-done
+		w.Close()
+		if own != nil {
+			_ = own.Close()
+		}
 	}
 }
 

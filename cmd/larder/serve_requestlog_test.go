@@ -84,3 +84,70 @@ func TestServeRequestLog(t *testing.T) {
 		})
 	}
 }
+
+// docs/operators.md, "Request log": on PostgreSQL the writer has a
+// connection of its own, named in pg_stat_activity, which runs its batches
+// and closes when serve stops.
+func TestServeRequestLogWritesOnItsOwnConnection(t *testing.T) {
+	t.Parallel()
+	if dbtest.AdminURL() == "" {
+		t.Skip("SKIPPED: needs PostgreSQL (" + dbtest.EnvPostgres + ")")
+	}
+	// Its own database: the connections counted are this server's alone.
+	db := dbtest.Scratch(t, "writer")
+	st := dbtest.OpenURL(t, db)
+	org := strconv.Itoa(int(cli(t, db, "org", "create", "--name", "Logged")["id"].(float64)))
+	key := cli(t, db, "key", "create", "--org", org, "--env", "live", "--scopes", "all")["key"].(string)
+	writers := func(query string) int {
+		var n int
+		// Direct SQL: the sessions of the test's own database named as the request log's writer, from PostgreSQL's session view.
+		if err := st.DB.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'larder request log' AND query LIKE $1`, query).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		done <- run(ctx, []string{"serve", "--database", db, "--addr", addr, "--webhooks=false", "--metrics-addr", "off"}, &out, &errb)
+	}()
+	answered := false
+	for range 600 {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/v1/organization", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+			if res.StatusCode != 200 {
+				t.Fatalf("GET /v1/organization: %d", res.StatusCode)
+			}
+			answered = true
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !answered {
+		t.Fatal("serve did not answer on " + addr)
+	}
+	// The GET is a plain read: its batch is the writer's one statement,
+	// the last its connection ran.
+	for deadline := time.Now().Add(10 * time.Second); writers("WITH v AS%") != 1 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := writers("WITH v AS%"); n != 1 {
+		t.Fatalf("%d connections named larder request log ran the batch's statement, want 1", n)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); writers("%") != 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := writers("%"); n != 0 {
+		t.Errorf("after serve stopped %d writer connections are open, want 0", n)
+	}
+}

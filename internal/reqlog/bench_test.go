@@ -28,12 +28,18 @@ func BenchmarkWrite(b *testing.B) {
 			org := dbtest.NewOrg(b, st, "")
 			w := reqlog.NewWriter(st, nil, 1<<20)
 			now := time.Now()
-			// On PostgreSQL the writer gets one connection, whose backend's
-			// CPU is the database's side of the writes.
+			// On PostgreSQL the writer has a connection of its own, as a
+			// server's has, whose backend's CPU is the database's side of
+			// the writes.
 			backend := 0
-			if be == dbtest.Postgres {
-				st.DB.SetMaxOpenConns(1)
-				if err := st.DB.QueryRow("SELECT pg_backend_pid()").Scan(&backend); err != nil {
+			own, err := st.Dedicated(context.Background(), "reqlog benchmark")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if own != nil {
+				b.Cleanup(func() { w.Close(); own.Close() })
+				w.Dedicate(own, true)
+				if err := own.QueryRow("SELECT pg_backend_pid()").Scan(&backend); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -306,8 +306,7 @@ func TestABatchOfReadsAloneTakesItsIDsAndCounts(t *testing.T) {
 		sys := policy.System(ctx)
 		a, b := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
 		h := time.Date(2026, 11, 5, 10, 0, 0, 0, time.UTC)
-		check := func(t *testing.T, tag string) {
-			w := reqlog.NewWriter(st, nil, 0)
+		check := func(t *testing.T, tag string, w *reqlog.Writer) {
 			type sent struct {
 				acct int
 				rid  string
@@ -325,9 +324,10 @@ func TestABatchOfReadsAloneTakesItsIDsAndCounts(t *testing.T) {
 				record(b.Live.ID, 7, h.Add(59*time.Minute+time.Duration(i)*time.Second))
 			}
 			record(a.Live.ID, 5, h.Add(61*time.Minute))
+			before := w.Written()
 			w.Flush()
-			if w.Written() != int64(len(all)) || w.Dropped() != 0 {
-				t.Fatalf("written %d, dropped %d; want %d, 0", w.Written(), w.Dropped(), len(all))
+			if w.Written()-before != int64(len(all)) || w.Dropped() != 0 {
+				t.Fatalf("written %d, dropped %d; want %d, 0", w.Written()-before, w.Dropped(), len(all))
 			}
 			rrs := st.Client.APIRequestRead.Query().Where(apirequestread.AccountIDIn(a.Live.ID, b.Live.ID)).
 				Order(apirequestread.ByFirstID()).AllX(sys)
@@ -390,10 +390,42 @@ func TestABatchOfReadsAloneTakesItsIDsAndCounts(t *testing.T) {
 				}
 			}
 		}
-		t.Run("step", func(t *testing.T) { check(t, "step") })
+		t.Run("step", func(t *testing.T) { check(t, "step", reqlog.NewWriter(st, nil, 0)) })
 		if st.Dialect != dialect.Postgres {
 			return
 		}
+		t.Run("own connection", func(t *testing.T) {
+			// The writer's own connection runs the batch's statement
+			// prepared, once for its shape (four rows of reads, three
+			// hours): a second batch of that shape prepares nothing more.
+			own, err := st.Dedicated(ctx, "larder request log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer own.Close()
+			prepared := func() int {
+				var n int
+				// Direct SQL: the statements prepared on the writer's connection, from PostgreSQL's session view.
+				if err := own.QueryRowContext(ctx, `SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE 'WITH v AS%'`).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			w := reqlog.NewWriter(st, nil, 0)
+			w.Dedicate(own, true)
+			check(t, "own1", w)
+			if n := prepared(); n != 1 {
+				t.Errorf("after one batch %d statements prepared, want 1", n)
+			}
+			check(t, "own2", w)
+			if n := prepared(); n != 1 {
+				t.Errorf("after two batches of one shape %d statements prepared, want 1", n)
+			}
+			w.Close()
+			if n := prepared(); n != 0 {
+				t.Errorf("after Close %d statements prepared, want 0", n)
+			}
+		})
 		t.Run("by one", func(t *testing.T) {
 			setStep := func(n int) {
 				// Direct SQL: api_requests' sequence moved past the ids its last value reserved, then its increment set, which ent has no words for.
@@ -403,7 +435,7 @@ func TestABatchOfReadsAloneTakesItsIDsAndCounts(t *testing.T) {
 			}
 			setStep(1)
 			t.Cleanup(func() { setStep(migrate.RequestIDStep) })
-			check(t, "one")
+			check(t, "one", reqlog.NewWriter(st, nil, 0))
 		})
 	})
 }

@@ -48,6 +48,8 @@ type Store struct {
 	// drv is the client's driver, which a primary's client sends the reads
 	// routed to this store, as its replica, to (replica.go).
 	drv dialect.Driver
+	// ownCancel is Options.Fast's OwnCancel, for Dedicated's connection.
+	ownCancel bool
 }
 
 // Options tune the connection pool.
@@ -117,7 +119,42 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
 	drv := newDriver(db, dia, o)
-	return &Store{Client: clientOver(drv, o.Snapshots, o.Fast), DB: db, Dialect: dia, DSN: dsn, Prepare: o.Statements > 0, drv: drv}, nil
+	return &Store{Client: clientOver(drv, o.Snapshots, o.Fast), DB: db, Dialect: dia, DSN: dsn, Prepare: o.Statements > 0, drv: drv,
+		ownCancel: o.Fast.Has(fastpath.OwnCancel)}, nil
+}
+
+// Dedicated opens a pool of at most one connection to s's PostgreSQL
+// database, apart from DB's and guarded as its connections are, which
+// PostgreSQL shows as name (application_name in pg_stat_activity): for a
+// background worker whose statements should neither take nor wait for a
+// connection the requests use, and may stay prepared on their own
+// connection. On SQLite it returns nil, nil: its one writer takes every
+// write in turn, so a worker writes through DB. The caller closes the pool.
+func (s *Store) Dedicated(ctx context.Context, name string) (*sql.DB, error) {
+	if s.Dialect != dialect.Postgres {
+		return nil, nil
+	}
+	u, err := url.Parse(s.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("dedicated connection: %w", err)
+	}
+	q := u.Query()
+	q.Set("application_name", name)
+	u.RawQuery = q.Encode()
+	c, err := newGuardedConnector(u.String(), s.ownCancel)
+	if err != nil {
+		return nil, fmt.Errorf("dedicated connection: %w", err)
+	}
+	db := sql.OpenDB(c)
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("dedicated connection: %w", err)
+	}
+	return db, nil
 }
 
 // openDB opens the pool of a driver and DSN; PostgreSQL connections are
