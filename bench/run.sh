@@ -328,6 +328,22 @@ pgbench_run() {
 	rm -rf "$dir"
 }
 
+# writer_backend prints the PID of the PostgreSQL backend that serves the
+# request log's writer of the server process $1 (its connection of its own,
+# "larder request log" in pg_stat_activity, whose client port that process
+# holds), or nothing.
+writer_backend() {
+	local bpid port
+	while read -r bpid port; do
+		[[ -n $port ]] || continue
+		if ss -tnpH state established "( sport = :$port )" 2>/dev/null | grep -q "pid=$1,"; then
+			echo "$bpid"
+			return
+		fi
+	done < <(psql -X -At -F ' ' "$DB" -c "SELECT pid, client_port FROM pg_stat_activity
+		WHERE datname = current_database() AND application_name = 'larder request log'" 2>/dev/null)
+}
+
 echo "== load: $ROUNDS rounds × {$SCENARIOS} × {$SERVERS}$([[ $MIRRORED == 1 ]] && echo ' and back'), c=$CONCURRENCY, $WARMUP warm-up + $DURATION each"
 # Every second round runs the servers in the reverse order (A B, B A, A B,
 # …), so that a machine whose speed drifts over the run favours none: run
@@ -360,10 +376,14 @@ for ((r = 1; r <= ROUNDS; r++)); do
 			esac
 			# All get the Authorization header, so the requests are the same size;
 			# the plain baseline ignores it. CPU time is watched for the server, all
-			# PostgreSQL processes and the load generator itself.
+			# PostgreSQL processes, the backend of the server's request log writer
+			# (when it records) and the load generator itself.
+			pids="server=$pid"
+			wpid=$(writer_backend "$pid")
+			[[ -n $wpid ]] && pids="$pids,postgres/request-log-writer=$wpid"
 			"$BIN/load" -url "$url" -key "$KEY" -c "$CONCURRENCY" -d "$DURATION" -warmup "$WARMUP" \
 				-paths-file "$RESULTS/$s-paths.txt" -label "$srv/$s/r$r" -json "$json" \
-				-cpu-pid "server=$pid" -cpu-comm postgres
+				-cpu-pid "$pids" -cpu-comm postgres
 		done
 	done
 done
@@ -416,7 +436,7 @@ jq -rs '
 	END { printf "%s", ratios }' | tee "$RESULTS/summary.txt"
 
 echo
-echo "== PostgreSQL's CPU per request by its processes (ms, median of $ROUNDS rounds): backend is the connections' own, the writer's of the request log among them" |
+echo "== PostgreSQL's CPU per request by its processes (ms, median of $ROUNDS rounds): backend is the connections' own, the writer's of the request log among them; request-log-writer is that writer's alone" |
 	tee -a "$RESULTS/summary.txt"
 jq -rs '
 	def median: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;

@@ -11,6 +11,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/internal/platform/ids"
+	"larder.dev/larder/migrate"
 )
 
 // requestIDs make the request ids of TestReadsEncodeDecode: Larder's own,
@@ -150,6 +151,18 @@ func TestSplitReadsAndGiveIDs(t *testing.T) {
 		if len(g.ids) != len(g.reads) || g.ids[len(g.ids)-1]-g.ids[0] >= maxIDSpan {
 			t.Errorf("a row of %d reads has %d ids from %d to %d", len(g.reads), len(g.ids), g.ids[0], g.ids[len(g.ids)-1])
 		}
+	}
+}
+
+// A full batch of plain reads takes the ids of one value of api_requests'
+// sequence (putOneValue), and its rows of api_requests fit SQLite's bound on
+// a statement's parameters.
+func TestBatchSizeFitsOneValueAndSQLite(t *testing.T) {
+	if batchSize > migrate.RequestIDStep {
+		t.Errorf("a batch of %d reads needs more than one value of a sequence stepping by %d", batchSize, migrate.RequestIDStep)
+	}
+	if n := sqliteRows * len(columns); n > 32766 {
+		t.Errorf("one INSERT of %d rows sends %d parameters, above SQLite's 32,766", sqliteRows, n)
 	}
 }
 

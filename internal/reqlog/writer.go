@@ -28,9 +28,10 @@ const (
 	// are dropped: at 10,000 requests a second, a second of a database that
 	// does not answer.
 	DefaultQueue = 10_000
-	// batchSize is the most entries one write holds (on SQLite one INSERT
-	// of 18 parameters a row, well below its bound on a statement's).
-	batchSize = 500
+	// batchSize is the most entries one write holds. On PostgreSQL a batch
+	// of plain reads alone is one statement whose reads take the ids of one
+	// value of the sequence, which reserves 1,024.
+	batchSize = 1000
 	// flushEvery is the longest an entry waits for its batch to fill.
 	flushEvery = 250 * time.Millisecond
 	// writeTimeout bounds one batch's write: past it the batch is dropped
@@ -669,9 +670,9 @@ func rowOfEntry(e *Entry) row {
 }
 
 // sqliteRows is the most rows of api_requests one INSERT holds: 18
-// parameters a row stay under SQLite's 32,766, and the writer's full
-// batches repeat one statement.
-const sqliteRows = batchSize
+// parameters a row stay under SQLite's 32,766, and a full batch's INSERTs
+// repeat one statement.
+const sqliteRows = batchSize / 2
 
 // sqlite writes reads and others in multi-row inserts and adds rows' counts,
 // in one transaction.
