@@ -47,8 +47,11 @@ const (
 	// between; the search for an id reads the rows whose first id is
 	// within maxIDSpan below it.
 	maxIDSpan = 1 << 12
-	// maxReads bounds the requests of a row of reads.
-	maxReads = 1000
+	// maxReads bounds the requests of a row of reads: a search decodes
+	// whole rows, the newest eight first, so a row's size is what a page
+	// of the log pays to read. A batch of one key and operation's reads
+	// (up to batchSize) is two rows.
+	maxReads = 500
 	// readsVersion is the first byte of a row's entries: the encoding's.
 	readsVersion = 1
 )

@@ -132,19 +132,20 @@ func TestSplitReadsAndGiveIDs(t *testing.T) {
 		t.Errorf("%d reads in %d rows, want 2500 in 10", n, len(reads))
 	}
 	full, _ := splitReads(rows[:2500], maxSpan)
-	if len(full) != 4 || len(full[0].reads) != maxReads || len(full[1].reads) != 250 {
+	// 1,250 reads of each key: two full rows and one of 250.
+	if len(full) != 6 || len(full[0].reads) != maxReads || len(full[1].reads) != maxReads || len(full[2].reads) != 250 {
 		t.Errorf("with a minute's span: %d rows, the first of %d reads", len(full), len(full[0].reads))
 	}
 
 	ids := make([]int64, 2500)
 	for i := range ids {
 		ids[i] = int64(i + 1)
-		if i >= 600 {
-			ids[i] += maxIDSpan // another writer's ids between the 600th and the 601st
+		if i >= 300 {
+			ids[i] += maxIDSpan // another writer's ids between the 300th and the 301st
 		}
 	}
 	given := giveIDs(full, ids)
-	if len(given) != 5 || len(given[0].reads) != 600 || len(given[1].reads) != 400 || given[1].ids[0] != 601+maxIDSpan {
+	if len(given) != len(full)+1 || len(given[0].reads) != 300 || len(given[1].reads) != 200 || given[1].ids[0] != 301+maxIDSpan {
 		t.Fatalf("ids split %d rows, the first two of %d and %d reads", len(given), len(given[0].reads), len(given[1].reads))
 	}
 	for _, g := range given {
