@@ -43,23 +43,7 @@ func TestServeRequestLog(t *testing.T) {
 				done <- run(ctx, []string{"serve", "--database", db, "--addr", addr, "--webhooks=false", "--metrics-addr", "off",
 					"--request-log=" + strconv.FormatBool(on), "--request-log-retention", "720h"}, &out, &errb)
 			}()
-			var id string
-			for range 600 {
-				req, _ := http.NewRequest("GET", "http://"+addr+"/v1/organization", nil)
-				req.Header.Set("Authorization", "Bearer "+key)
-				if res, err := http.DefaultClient.Do(req); err == nil {
-					res.Body.Close()
-					if res.StatusCode != 200 {
-						t.Fatalf("GET /v1/organization: %d", res.StatusCode)
-					}
-					id = res.Header.Get("X-Request-Id")
-					break
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-			if id == "" {
-				t.Fatal("serve did not answer on " + addr)
-			}
+			id := getOrganization(t, addr, key)
 			has := func(rid string) bool {
 				rs, err := reqlog.Lookup(context.Background(), st.Client, rid)
 				if err != nil {
@@ -115,23 +99,7 @@ func TestServeRequestLogWritesOnItsOwnConnection(t *testing.T) {
 		var out, errb bytes.Buffer
 		done <- run(ctx, []string{"serve", "--database", db, "--addr", addr, "--webhooks=false", "--metrics-addr", "off"}, &out, &errb)
 	}()
-	answered := false
-	for range 600 {
-		req, _ := http.NewRequest("GET", "http://"+addr+"/v1/organization", nil)
-		req.Header.Set("Authorization", "Bearer "+key)
-		if res, err := http.DefaultClient.Do(req); err == nil {
-			res.Body.Close()
-			if res.StatusCode != 200 {
-				t.Fatalf("GET /v1/organization: %d", res.StatusCode)
-			}
-			answered = true
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if !answered {
-		t.Fatal("serve did not answer on " + addr)
-	}
+	getOrganization(t, addr, key)
 	// The GET is a plain read: its batch is the writer's one statement,
 	// the last its connection ran.
 	for deadline := time.Now().Add(10 * time.Second); writers("WITH v AS%") != 1 && time.Now().Before(deadline); {
@@ -150,4 +118,25 @@ func TestServeRequestLogWritesOnItsOwnConnection(t *testing.T) {
 	if n := writers("%"); n != 0 {
 		t.Errorf("after serve stopped %d writer connections are open, want 0", n)
 	}
+}
+
+// getOrganization sends GET /v1/organization with key to the server
+// starting at addr, once it answers (within 30 s), and returns the answer's
+// request id; anything but a 200 fails the test.
+func getOrganization(t *testing.T, addr, key string) string {
+	t.Helper()
+	for range 600 {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/v1/organization", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+			if res.StatusCode != 200 {
+				t.Fatalf("GET /v1/organization: %d", res.StatusCode)
+			}
+			return res.Header.Get("X-Request-Id")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("serve did not answer on " + addr)
+	return ""
 }
