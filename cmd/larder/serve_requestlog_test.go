@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,15 +35,8 @@ func TestServeRequestLog(t *testing.T) {
 			old.Record(&reqlog.Entry{At: time.Now().Add(-29 * 24 * time.Hour), Method: "GET", Path: "/v1/tags", Status: 401, RequestID: "req_recent"})
 			old.Flush()
 
-			addr := freeAddr(t)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			done := make(chan error, 1)
-			go func() {
-				var out, errb bytes.Buffer
-				done <- run(ctx, []string{"serve", "--database", db, "--addr", addr, "--webhooks=false", "--metrics-addr", "off",
-					"--request-log=" + strconv.FormatBool(on), "--request-log-retention", "720h"}, &out, &errb)
-			}()
+			addr, stop := serveInBackground(t, "--database", db, "--request-log="+strconv.FormatBool(on), "--request-log-retention", "720h")
+			defer stop()
 			id := getOrganization(t, addr, key)
 			has := func(rid string) bool {
 				rs, err := reqlog.Lookup(context.Background(), st.Client, rid)
@@ -55,8 +49,7 @@ func TestServeRequestLog(t *testing.T) {
 			for deadline := time.Now().Add(20 * time.Second); on && has("req_old") && time.Now().Before(deadline); {
 				time.Sleep(20 * time.Millisecond)
 			}
-			cancel()
-			if err := <-done; err != nil {
+			if err := stop(); err != nil {
 				t.Fatal(err)
 			}
 			if has(id) != on {
@@ -91,14 +84,8 @@ func TestServeRequestLogWritesOnItsOwnConnection(t *testing.T) {
 		return n
 	}
 
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		var out, errb bytes.Buffer
-		done <- run(ctx, []string{"serve", "--database", db, "--addr", addr, "--webhooks=false", "--metrics-addr", "off"}, &out, &errb)
-	}()
+	addr, stop := serveInBackground(t, "--database", db)
+	defer stop()
 	getOrganization(t, addr, key)
 	// The GET is a plain read: its batch is the writer's one statement,
 	// the last its connection ran.
@@ -108,8 +95,7 @@ func TestServeRequestLogWritesOnItsOwnConnection(t *testing.T) {
 	if n := writers("WITH v AS%"); n != 1 {
 		t.Fatalf("%d connections named larder request log ran the batch's statement, want 1", n)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(5 * time.Second); writers("%") != 0 && time.Now().Before(deadline); {
@@ -139,4 +125,26 @@ func getOrganization(t *testing.T, addr, key string) string {
 	}
 	t.Fatal("serve did not answer on " + addr)
 	return ""
+}
+
+// serveInBackground runs serve with args, on a free address and without
+// webhooks or metrics, until stop is called; stop returns serve's error, and
+// calling it again returns nil.
+func serveInBackground(t *testing.T, args ...string) (addr string, stop func() error) {
+	t.Helper()
+	addr = freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		done <- run(ctx, append([]string{"serve", "--addr", addr, "--webhooks=false", "--metrics-addr", "off"}, args...), &out, &errb)
+	}()
+	var once sync.Once
+	return addr, func() (err error) {
+		once.Do(func() {
+			cancel()
+			err = <-done
+		})
+		return err
+	}
 }
