@@ -18,6 +18,7 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/internal/platform/clientaddr"
+	"larder.dev/larder/internal/platform/fastpath/stmtcache"
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/policy"
 )
@@ -70,9 +71,9 @@ type Writer struct {
 	copyBuf []byte
 	// idSeq is the sequence of api_requests' ids on PostgreSQL, once read.
 	idSeq idSequence
-	// prepared, when the writer has a connection of its own (Dedicate),
-	// runs the statement of a batch of plain reads alone prepared on it.
-	prepared *preparedExec
+	// stmts, when the writer has a connection of its own (Dedicate),
+	// keeps the statement of a batch of plain reads alone prepared on it.
+	stmts *stmtcache.Cache
 }
 
 // NewWriter returns a writer to st's database that holds at most queue
@@ -93,25 +94,25 @@ func NewWriter(st *store.Store, log *slog.Logger, queue int) *Writer {
 // store's pool: a batch then never takes a connection a request waits for.
 // With prepare (the server keeps prepared statements: store.Store.Prepare),
 // the statement of a batch of plain reads alone, the most of a busy API's,
-// is prepared on it once for each shape (its rows of reads and hours)
-// instead of parsed and planned again each time, which cost PostgreSQL
-// about a fifth of the batch. A nil db changes nothing. Call it before Run;
-// the writer does not close db.
+// is prepared on it (the server's statement cache, from the second batch of
+// a shape: its rows of reads and hours) instead of parsed and planned again
+// each time, which cost PostgreSQL about a fifth of the batch. A nil db
+// changes nothing. Call it before Run; the writer does not close db.
 func (w *Writer) Dedicate(db *sql.DB, prepare bool) {
 	if db == nil {
 		return
 	}
 	w.db = db
 	if prepare {
-		w.prepared = &preparedExec{db: db, stmts: map[string]*sql.Stmt{}}
+		w.stmts = stmtcache.New(db, maxPrepared)
 	}
 }
 
-// Close closes the statements Dedicate's connection holds prepared, once
-// Run has returned.
+// Close ends what Dedicate's statement cache does in the background, once
+// Run has returned; the statements go with db's connection.
 func (w *Writer) Close() {
-	if w != nil && w.prepared != nil {
-		w.prepared.close()
+	if w != nil && w.stmts != nil {
+		w.stmts.Close()
 	}
 }
 
@@ -552,8 +553,8 @@ func (w *Writer) copy(ctx context.Context, rows []row, reads []readRow, others [
 	}
 	if one && len(others) == 0 {
 		var ex execer = w.db
-		if w.prepared != nil {
-			ex = w.prepared
+		if w.stmts != nil {
+			ex = w.stmts.Pool()
 		}
 		return putOneValue(ctx, ex, w.idSeq, reads, countHours(rows))
 	}
@@ -587,38 +588,6 @@ func (w *Writer) copy(ctx context.Context, rows []row, reads []readRow, others [
 // one for each shape of batch met (its rows of reads and hours), which a
 // busy API's few keys and operations repeat.
 const maxPrepared = 64
-
-// preparedExec runs statements prepared on db, the writer's own connection,
-// each text prepared the first time it runs; past maxPrepared texts, the
-// others run unprepared. Only the writer's goroutine uses it.
-type preparedExec struct {
-	db    *sql.DB
-	stmts map[string]*sql.Stmt
-}
-
-// ExecContext runs query with args, prepared.
-func (p *preparedExec) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	// Direct SQL: the request log's writer prepares the statements of its batches on its own connection (database/sql re-prepares one on a new connection after a reconnect); the statements are putOneValue's, whose site says what they write.
-	st := p.stmts[query]
-	if st == nil {
-		if len(p.stmts) >= maxPrepared {
-			return p.db.ExecContext(ctx, query, args...)
-		}
-		var err error
-		if st, err = p.db.PrepareContext(ctx, query); err != nil {
-			return nil, err
-		}
-		p.stmts[query] = st
-	}
-	return st.ExecContext(ctx, args...)
-}
-
-func (p *preparedExec) close() {
-	for q, st := range p.stmts {
-		_ = st.Close()
-		delete(p.stmts, q)
-	}
-}
 
 // inTx runs write in one transaction on one connection: a batch's rows and
 // their hours' counts together, no row without its count, no count without
