@@ -179,7 +179,7 @@ func startRequestLog(ctx context.Context, e *env, st *store.Store) (w *reqlog.Wr
 	if err != nil {
 		e.log.Warn("request log: no connection of its own, the writer shares the server's", "error", err)
 	}
-	w.Dedicate(own, st.Prepare)
+	w.Dedicate(st, own)
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {

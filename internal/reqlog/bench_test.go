@@ -38,7 +38,7 @@ func BenchmarkWrite(b *testing.B) {
 			}
 			if own != nil {
 				b.Cleanup(func() { w.Close(); own.Close() })
-				w.Dedicate(own, true)
+				w.Dedicate(st, own)
 				if err := own.QueryRow("SELECT pg_backend_pid()").Scan(&backend); err != nil {
 					b.Fatal(err)
 				}

@@ -19,6 +19,7 @@ import (
 	"larder.dev/larder/ent/apirequestread"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/internal/platform/ids"
+	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/policy"
 )
 
@@ -393,11 +394,6 @@ func decodeReads(rr *ent.APIRequestRead) ([]*ent.APIRequest, error) {
 	return out, nil
 }
 
-// execer is a transaction or the pool: where putOneValue's statement runs.
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
 // putOneValue stores rs, whose reads take the ids of one value of seq, and
 // adds counts to their hours' counts, in one statement on PostgreSQL, which
 // draws the value itself: a batch of plain reads costs one round trip, a
@@ -406,7 +402,7 @@ type execer interface {
 // first id is the value plus the reads of the rows before it; a row's
 // entries hold only the steps between its ids, the same whatever the value.
 // The caller has made sure the reads are at most seq.step (oneValue).
-func putOneValue(ctx context.Context, ex execer, seq idSequence, rs []readRow, counts []hourCount) error {
+func putOneValue(ctx context.Context, ex store.Execer, seq idSequence, rs []readRow, counts []hourCount) error {
 	var q strings.Builder
 	args := make([]any, 0, len(readColumns)*len(rs)+4*len(counts))
 	q.WriteString(`WITH v AS (SELECT nextval('` + strings.ReplaceAll(seq.name, "'", "''") + `'::regclass) AS first)`)

@@ -18,7 +18,6 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/internal/platform/clientaddr"
-	"larder.dev/larder/internal/platform/fastpath/stmtcache"
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/policy"
 )
@@ -71,9 +70,11 @@ type Writer struct {
 	copyBuf []byte
 	// idSeq is the sequence of api_requests' ids on PostgreSQL, once read.
 	idSeq idSequence
-	// stmts, when the writer has a connection of its own (Dedicate),
-	// keeps the statement of a batch of plain reads alone prepared on it.
-	stmts *stmtcache.Cache
+	// oneExec, when the writer has a connection of its own (Dedicate),
+	// runs the statement of a batch of plain reads alone, prepared on it
+	// where the store prepares statements; stopCache ends its cache.
+	oneExec   store.Execer
+	stopCache func()
 }
 
 // NewWriter returns a writer to st's database that holds at most queue
@@ -90,29 +91,27 @@ func NewWriter(st *store.Store, log *slog.Logger, queue int) *Writer {
 }
 
 // Dedicate makes the writer write through db, a pool of one connection of
-// its own to the store's database (store.Store.Dedicated), in place of the
-// store's pool: a batch then never takes a connection a request waits for.
-// With prepare (the server keeps prepared statements: store.Store.Prepare),
-// the statement of a batch of plain reads alone, the most of a busy API's,
-// is prepared on it (the server's statement cache, from the second batch of
-// a shape: its rows of reads and hours) instead of parsed and planned again
-// each time, which cost PostgreSQL about a fifth of the batch. A nil db
-// changes nothing. Call it before Run; the writer does not close db.
-func (w *Writer) Dedicate(db *sql.DB, prepare bool) {
+// its own to st's database (store.Store.Dedicated), in place of the store's
+// pool: a batch then never takes a connection a request waits for. Where
+// st prepares statements (store.Store.Cached), the statement of a batch of
+// plain reads alone, the most of a busy API's, is prepared on it from the
+// second batch of a shape (its rows of reads and hours) instead of parsed
+// and planned again each time, which cost PostgreSQL about a fifth of the
+// batch. A nil db changes nothing. Call it before Run; the writer does not
+// close db.
+func (w *Writer) Dedicate(st *store.Store, db *sql.DB) {
 	if db == nil {
 		return
 	}
 	w.db = db
-	if prepare {
-		w.stmts = stmtcache.New(db, maxPrepared)
-	}
+	w.oneExec, w.stopCache = st.Cached(db, maxPrepared)
 }
 
 // Close ends what Dedicate's statement cache does in the background, once
 // Run has returned; the statements go with db's connection.
 func (w *Writer) Close() {
-	if w != nil && w.stmts != nil {
-		w.stmts.Close()
+	if w != nil && w.stopCache != nil {
+		w.stopCache()
 	}
 }
 
@@ -552,9 +551,9 @@ func (w *Writer) copy(ctx context.Context, rows []row, reads []readRow, others [
 		one = w.oneValue(reads)
 	}
 	if one && len(others) == 0 {
-		var ex execer = w.db
-		if w.stmts != nil {
-			ex = w.stmts.Pool()
+		var ex store.Execer = w.db
+		if w.oneExec != nil {
+			ex = w.oneExec
 		}
 		return putOneValue(ctx, ex, w.idSeq, reads, countHours(rows))
 	}

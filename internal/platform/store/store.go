@@ -50,6 +50,9 @@ type Store struct {
 	drv dialect.Driver
 	// ownCancel is Options.Fast's OwnCancel, for Dedicated's connection.
 	ownCancel bool
+	// cacheStatements: statements are prepared (Options.Statements above 0)
+	// and the statement cache is on, for Cached.
+	cacheStatements bool
 }
 
 // Options tune the connection pool.
@@ -120,7 +123,25 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 	}
 	drv := newDriver(db, dia, o)
 	return &Store{Client: clientOver(drv, o.Snapshots, o.Fast), DB: db, Dialect: dia, DSN: dsn, Prepare: o.Statements > 0, drv: drv,
-		ownCancel: o.Fast.Has(fastpath.OwnCancel)}, nil
+		ownCancel: o.Fast.Has(fastpath.OwnCancel), cacheStatements: o.Statements > 0 && o.Fast.Has(fastpath.StatementCache)}, nil
+}
+
+// Execer runs a statement: a pool, a transaction, or Cached's cache.
+type Execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// Cached returns what runs db's statements through a cache of at most max
+// prepared statements (the statement cache, which prepares a statement on
+// its second use) when the store prepares statements and the statement
+// cache is on, else db itself; for a worker's own pool (Dedicated). stop
+// ends the cache's background work, before db is closed.
+func (s *Store) Cached(db *sql.DB, max int) (ex Execer, stop func()) {
+	if !s.cacheStatements {
+		return db, func() {}
+	}
+	c := stmtcache.New(db, max)
+	return c.Pool(), c.Close
 }
 
 // Dedicated opens a pool of at most one connection to s's PostgreSQL
